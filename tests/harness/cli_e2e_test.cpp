@@ -1,0 +1,102 @@
+// Runs the built `tunebed` program and checks what a user sees: output, `error:` lines, exit codes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+// Runs `tunebed ARGS` through the shell; stderr goes to a temporary file so it stays separate.
+Result tunebed(const std::string& args) {
+  char err_path[] = "/tmp/tunebed-test-XXXXXX";
+  int fd = mkstemp(err_path);
+  EXPECT_NE(fd, -1);
+  close(fd);
+  std::string command = std::string(TUNEBED_EXE) + " " + args + " 2>" + err_path + " </dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr);
+  Result result{-1, "", ""};
+  char buffer[4096];
+  std::size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_path);
+  result.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
+  std::filesystem::remove(err_path);
+  return result;
+}
+
+TEST(CliE2E, HelpListsVersionCommand) {
+  Result r = tunebed("--help");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("usage: tunebed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  version  print the tunebed version"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliE2E, UnknownCommandExits2WithErrorLine) {
+  Result r = tunebed("frobnicate");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error: unknown command 'frobnicate' (try tunebed --help)\n");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(CliE2E, NoCommandExits2) {
+  Result r = tunebed("");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+}
+
+TEST(CliE2E, VersionPrintsThreeFields) {
+  Result r = tunebed("version");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("version 0.", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\ngit "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\ncompiler "), std::string::npos) << r.out;
+}
+
+TEST(CliE2E, VersionFlagMatchesVersionCommand) {
+  EXPECT_EQ(tunebed("--version").out, tunebed("version").out);
+}
+
+TEST(CliE2E, VersionFieldPrintsOneValue) {
+  Result r = tunebed("version compiler");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << r.out;
+}
+
+TEST(CliE2E, VersionUnknownFieldExits2) {
+  Result r = tunebed("version colour");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "error: unknown field 'colour' (expected version, git or compiler)\n");
+}
+
+TEST(CliE2E, VersionHelpShowsUsageAndExamples) {
+  Result r = tunebed("version --help");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("usage: tunebed version [FIELD]", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("examples:\n  tunebed version\n"), std::string::npos) << r.out;
+}
+
+TEST(CliE2E, UnknownFlagExits2WithOneLine) {
+  Result r = tunebed("version --bogus");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("--bogus"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+}
+
+}  // namespace

@@ -149,51 +149,81 @@ bool Captures::bind(const std::string& name, const UOp& u) {
 
 namespace {
 
-bool match_srcs(const std::vector<UPat>& pats, const std::vector<UOp>& srcs, size_t i, Captures& caps) {
-  for (; i < pats.size(); i++)
-    if (!match(pats[i], srcs[i], caps)) return false;
-  return true;
-}
+// Matching is a search with backtracking over a stack of goals (pattern, UOp): a commutative
+// node offers two orders of its sources, and a choice made deep inside one source can decide
+// whether a later source matches (a name bound in both). Each goal is popped, checked, and its
+// source goals pushed; when the goals run out everything matched.
+struct Goal {
+  const UPat* pat;
+  const UOp* uop;
+};
 
-}  // namespace
+// Goals below `base` belong to an outer match (one running a predicate that matches too).
+bool solve(std::vector<Goal>& goals, size_t base, Captures& caps);
 
-bool match(const UPat& p, const UOp& u, Captures& caps) {
-  const UPatNode& n = p.node();
+bool local_match(const UPatNode& n, const UOp& u) {
   if (!n.ops.empty() && !n.ops.contains(u.op())) return false;
   if (!n.dtypes.empty() && std::find(n.dtypes.begin(), n.dtypes.end(), u.dtype()) == n.dtypes.end()) return false;
   if (n.const_value && !(u.is_const() && u.arg().as_number() == *n.const_value)) return false;
   if (n.arg && !(u.arg() == *n.arg)) return false;
   if (n.pred && !n.pred(u)) return false;
+  return true;
+}
+
+// Push the sources' goals (last first, so they are solved in order) and solve the rest.
+bool solve_with(std::vector<Goal>& goals, size_t base, Captures& caps, const std::vector<UPat>& pats,
+                const UOp* s0, size_t count, bool swap) {
+  size_t depth = goals.size();
   size_t mark = caps.size();
-  if (!n.name.empty() && !caps.bind(n.name, u)) return false;
-  const auto& srcs = u.src();
-  bool ok = true;
-  switch (n.src_mode) {
-    case UPatNode::SrcMode::None: break;
-    case UPatNode::SrcMode::All:
-      for (const UOp& s : srcs)
-        if (!(ok = match(n.src[0], s, caps))) break;
-      break;
-    case UPatNode::SrcMode::Prefix:
-      ok = srcs.size() >= n.src.size() && match_srcs(n.src, srcs, 0, caps);
-      break;
-    case UPatNode::SrcMode::Exact:
-      if (srcs.size() != n.src.size()) {
-        ok = false;
-      } else if (n.any_order) {
-        // Try (a, b), and on failure (b, a), undoing captures of the failed attempt.
-        size_t inner = caps.size();
-        ok = match(n.src[0], srcs[0], caps) && match(n.src[1], srcs[1], caps);
-        if (!ok) {
-          caps.truncate(inner);
-          ok = match(n.src[0], srcs[1], caps) && match(n.src[1], srcs[0], caps);
-        }
-      } else {
-        ok = match_srcs(n.src, srcs, 0, caps);
-      }
-      break;
+  for (size_t i = count; i-- > 0;) {
+    size_t j = swap ? 1 - i : i;
+    goals.push_back({&pats[pats.size() == 1 ? 0 : i], s0 + j});
   }
-  if (!ok) caps.truncate(mark);
+  if (solve(goals, base, caps)) return true;
+  goals.resize(depth);
+  caps.truncate(mark);
+  return false;
+}
+
+bool solve(std::vector<Goal>& goals, size_t base, Captures& caps) {
+  if (goals.size() == base) return true;
+  Goal g = goals.back();
+  goals.pop_back();
+  const UPatNode& n = g.pat->node();
+  const UOp& u = *g.uop;
+  size_t mark = caps.size();
+  bool ok = local_match(n, u) && (n.name.empty() || caps.bind(n.name, u));
+  if (ok) {
+    const auto& srcs = u.src();
+    const UOp* s0 = srcs.data();
+    switch (n.src_mode) {
+      case UPatNode::SrcMode::None: ok = solve(goals, base, caps); break;
+      case UPatNode::SrcMode::All: ok = solve_with(goals, base, caps, n.src, s0, srcs.size(), false); break;
+      case UPatNode::SrcMode::Prefix:
+        ok = srcs.size() >= n.src.size() && solve_with(goals, base, caps, n.src, s0, n.src.size(), false);
+        break;
+      case UPatNode::SrcMode::Exact:
+        ok = srcs.size() == n.src.size() &&
+             (solve_with(goals, base, caps, n.src, s0, srcs.size(), false) ||
+              (n.any_order && solve_with(goals, base, caps, n.src, s0, srcs.size(), true)));
+        break;
+    }
+  }
+  if (!ok) {
+    caps.truncate(mark);
+    goals.push_back(g);
+  }
+  return ok;
+}
+
+}  // namespace
+
+bool match(const UPat& p, const UOp& u, Captures& caps) {
+  thread_local std::vector<Goal> goals;
+  size_t base = goals.size();
+  goals.push_back({&p, &u});
+  bool ok = solve(goals, base, caps);
+  goals.resize(base);
   return ok;
 }
 

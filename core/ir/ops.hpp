@@ -25,7 +25,7 @@ namespace tunebed {
   X(LOAD) X(STORE) X(ASSIGN) X(WMMA) X(INDEX)                                                       \
   /* binary */                                                                                      \
   X(ADD) X(MUL) X(SHL) X(SHR) X(IDIV) X(MAX) X(MOD) X(CMPLT) X(CMPNE) X(CMPEQ) X(XOR) X(OR) X(AND)  \
-  X(SUB) X(FDIV) X(POW)                                                                             \
+  X(SUB) X(FDIV) X(POW) X(THREEFRY)                                                                           \
   /* ternary */                                                                                     \
   X(WHERE) X(MULACC)                                                                                \
   /* control flow */                                                                                \
@@ -75,7 +75,7 @@ namespace GroupOp {
 inline constexpr OpSet Unary{Ops::EXP2, Ops::LOG2, Ops::SIN, Ops::SQRT, Ops::RECIP, Ops::NEG, Ops::TRUNC};
 inline constexpr OpSet Binary{Ops::ADD, Ops::MUL,  Ops::IDIV, Ops::MAX, Ops::MOD, Ops::CMPLT, Ops::CMPNE,
                               Ops::CMPEQ, Ops::XOR, Ops::SHL, Ops::SHR, Ops::OR, Ops::AND, Ops::SUB,
-                              Ops::FDIV, Ops::POW};
+                              Ops::FDIV, Ops::POW, Ops::THREEFRY};
 inline constexpr OpSet Ternary{Ops::WHERE, Ops::MULACC};
 inline constexpr OpSet ALU = Unary | Binary | Ternary;
 inline constexpr OpSet Irreducible{Ops::CONST, Ops::DEFINE_VAR, Ops::SPECIAL, Ops::RANGE};

@@ -1,0 +1,15 @@
+# Fails if a source of core/reference includes a layer it must stay independent of.
+# Run as: cmake -DDIR=<core/reference> -P check_includes.cmake
+file(GLOB sources ${DIR}/*.hpp ${DIR}/*.cpp)
+set(found "")
+foreach(src IN LISTS sources)
+  file(STRINGS ${src} hits REGEX "#include [\"<]core/(rewrite|symbolic|shape|tensor|schedule|opt|codegen|runtime)/")
+  foreach(hit IN LISTS hits)
+    list(APPEND found "${src}: ${hit}")
+  endforeach()
+endforeach()
+if(found)
+  list(JOIN found "\n  " lines)
+  message(FATAL_ERROR "core/reference must include only core/ir and Eigen; found:\n  ${lines}")
+endif()
+message(STATUS "core/reference includes only core/ir and Eigen")

@@ -1,0 +1,118 @@
+// clang as the CPU device's compiler, with an on-disk cache of the shared objects it builds.
+// The cache is safe for concurrent processes: every object is written under a name unique to its
+// writer and renamed into place, so a reader sees either no file or a complete one.
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "core/ir/hash.hpp"
+#include "core/runtime/cpu_device.hpp"
+#include "core/runtime/subprocess.hpp"
+
+namespace tunebed {
+
+namespace {
+
+std::atomic<int64_t> invocations{0};
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+
+// A name no other writer uses at the same time: this process, this thread, a counter.
+std::filesystem::path unique_temp(const std::filesystem::path& final_path, const char* suffix) {
+  static std::atomic<uint64_t> counter{0};
+  const uint64_t thread = std::hash<std::thread::id>{}(std::this_thread::get_id());
+  return final_path.string() + ".tmp." + std::to_string(getpid()) + "." + std::to_string(thread % 1000000) +
+         "." + std::to_string(counter++) + suffix;
+}
+
+// 64 bits of FNV-1a, finished with splitmix: a collision needs ~2^32 cached objects.
+std::string hex_hash(const std::string& text) {
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx",
+                static_cast<unsigned long long>(hash_mix(hash_bytes(text), text.size())));
+  return out;
+}
+
+}  // namespace
+
+std::filesystem::path cache_dir() {
+  if (const char* dir = std::getenv("TUNEBED_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::filesystem::path(xdg) / "tunebed";
+  return std::filesystem::path(env_or("HOME", "/tmp")) / ".cache" / "tunebed";
+}
+
+int64_t clang_invocations() { return invocations.load(); }
+
+ClangCompiler::ClangCompiler()
+    : executable_(env_or("TUNEBED_CLANG", "clang")),
+      flags_{"-O2", "-march=native", "-fPIC", "-shared", "-fno-math-errno", "-ffp-contract=on"} {
+  ProcessResult result;
+  try {
+    result = run_process({executable_, "--version"});
+  } catch (const DeviceError& e) {
+    throw DeviceError(std::string("CPU device is not available: ") + e.what());
+  }
+  if (result.exit_code != 0)
+    throw DeviceError("CPU device is not available: `" + executable_ + " --version` failed:\n" +
+                      result.output);
+  version_line_ = result.output.substr(0, result.output.find('\n'));
+  std::smatch match;
+  if (!std::regex_search(version_line_, match, std::regex(R"(clang version (\d+[.\d]*))")))
+    throw DeviceError("CPU device is not available: " + executable_ + " does not say it is clang: '" +
+                      version_line_ + "'");
+  version_ = match[1];
+}
+
+std::filesystem::path ClangCompiler::compile(const std::string& source, const std::string& entry) const {
+  std::string key = version_line_ + '\n';
+  for (const std::string& flag : flags_) key += flag + ' ';
+  key += '\n' + source;
+  const std::filesystem::path dir = cache_dir() / "cpu";
+  std::filesystem::path object = dir / (hex_hash(key) + ".so");
+  if (std::filesystem::exists(object)) return object;
+
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw DeviceError("cannot create the kernel cache " + dir.string() + ": " + ec.message());
+  const std::filesystem::path source_file = unique_temp(object, ".c"), temp_object = unique_temp(object, "");
+  {
+    std::ofstream out(source_file, std::ios::binary);
+    out << source;
+    if (!out.flush()) throw DeviceError("cannot write " + source_file.string());
+  }
+  std::vector<std::string> argv{executable_};
+  argv.insert(argv.end(), flags_.begin(), flags_.end());
+  // stdin, so clang's messages say <stdin>:LINE:COL rather than a temporary path.
+  argv.insert(argv.end(), {"-x", "c", "-", "-o", temp_object.string(), "-lm"});
+  ++invocations;
+  ProcessResult result;
+  try {
+    result = run_process(argv, source_file);
+  } catch (...) {
+    std::filesystem::remove(source_file, ec);
+    throw;
+  }
+  std::filesystem::remove(source_file, ec);
+  if (result.exit_code != 0) {
+    std::filesystem::remove(temp_object, ec);
+    throw CompileError("clang", entry, result.output, source);
+  }
+  std::filesystem::rename(temp_object, object, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(temp_object, ec);
+    throw DeviceError("cannot move the compiled kernel into " + object.string() + ": " + why);
+  }
+  return object;
+}
+
+}  // namespace tunebed

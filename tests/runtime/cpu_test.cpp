@@ -1,0 +1,194 @@
+// The CPU device: kernels in the ABI of device.hpp compiled by clang, run on 1..N cores, compile
+// errors with clang's message and the source, the on-disk cache, the fingerprint.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <regex>
+#include <thread>
+
+#include "core/runtime/cpu_device.hpp"
+#include "core/runtime/thread_pool.hpp"
+#include "tests/runtime/runtime_helpers.hpp"
+
+namespace tunebed {
+namespace {
+
+using testing::download;
+using testing::upload;
+
+// out = a + b over vars[0] elements, the range cut into num_cores contiguous slices.
+constexpr const char* kVectorAdd = R"(
+#include <stdint.h>
+void vadd(void* const* bufs, const int32_t* vars, int32_t core_id, int32_t num_cores) {
+  float* out = (float*)bufs[0];
+  const float* a = (const float*)bufs[1];
+  const float* b = (const float*)bufs[2];
+  int32_t n = vars[0], chunk = (n + num_cores - 1) / num_cores;
+  int32_t start = core_id * chunk, end = start + chunk < n ? start + chunk : n;
+  for (int32_t i = start; i < end; i++) out[i] = a[i] + b[i];
+}
+)";
+
+// A source no earlier run can have cached: the cache test must see a miss first.
+std::string unique_source(const std::string& body) {
+  return "/* " + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + " */\n" + body;
+}
+
+class CpuDeviceTest : public ::testing::Test {
+ protected:
+  testing::ScopedCacheDir cache;
+  std::shared_ptr<Device> cpu = open_device("cpu");
+};
+
+TEST_F(CpuDeviceTest, VectorAddIsRightOnOneAndSeveralCores) {
+  auto program = cpu->compile(kVectorAdd, "vadd");
+  const int n = 1001;  // odd, so slices are uneven
+  std::vector<float> a(n), b(n);
+  for (int i = 0; i < n; ++i) a[i] = static_cast<float>(i), b[i] = static_cast<float>(3 * i + 1);
+  auto ba = upload(*cpu, a), bb = upload(*cpu, b);
+  for (int64_t cores : {1, 2, 3, 7, 64}) {
+    auto out = upload(*cpu, std::vector<float>(n, -1.0f));
+    program->run({out.get(), ba.get(), bb.get()}, {n}, {{cores, 1, 1}, {1, 1, 1}});
+    const std::vector<float> got = download(*out);
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(got[i], a[i] + b[i]) << "element " << i << " with " << cores << " cores";
+  }
+}
+
+TEST_F(CpuDeviceTest, EveryCoreIdRunsExactlyOnceWithTheLaunchsNumCores) {
+  auto program = cpu->compile(R"(
+#include <stdint.h>
+void ids(void* const* bufs, const int32_t* vars, int32_t core_id, int32_t num_cores) {
+  int32_t* hits = (int32_t*)bufs[0];
+  int32_t* seen = (int32_t*)bufs[1];
+  hits[core_id] += 1;
+  seen[core_id] = num_cores * vars[0];
+}
+)",
+                              "ids");
+  const int cores = 13;
+  auto hits = cpu->allocate(dtypes::int32, cores), seen = cpu->allocate(dtypes::int32, cores);
+  hits->copyin(HostBuffer(dtypes::int32, cores));
+  program->run({hits.get(), seen.get()}, {10}, {{cores, 1, 1}, {1, 1, 1}});
+  const HostBuffer h = hits->to_host(), s = seen->to_host();
+  for (int i = 0; i < cores; ++i) {
+    EXPECT_EQ(h.get_int(i), 1) << "core " << i;
+    EXPECT_EQ(s.get_int(i), cores * 10) << "core " << i;
+  }
+}
+
+TEST_F(CpuDeviceTest, CompileErrorCarriesClangsMessageAndTheSource) {
+  const std::string source = "#include <stdint.h>\nvoid broken(void* const* bufs) {\n  int x = ;\n}\n";
+  try {
+    cpu->compile(source, "broken");
+    FAIL() << "bad C compiled";
+  } catch (const CompileError& e) {
+    EXPECT_NE(e.log().find("<stdin>:3:11: error: expected expression"), std::string::npos) << e.log();
+    EXPECT_EQ(e.source(), source);
+    EXPECT_EQ(std::string(e.what()).rfind("clang failed to compile 'broken':", 0), 0u) << e.what();
+  }
+}
+
+TEST_F(CpuDeviceTest, AMissingEntryIsACompileErrorNamingIt) {
+  try {
+    cpu->compile(kVectorAdd, "vsub");
+    FAIL() << "a missing entry was found";
+  } catch (const CompileError& e) {
+    EXPECT_NE(e.log().find("defines no function 'vsub'"), std::string::npos) << e.log();
+  }
+}
+
+TEST_F(CpuDeviceTest, SecondCompileOfTheSameSourceIsACacheHitWithoutClang) {
+  const std::string source = unique_source(kVectorAdd);
+  const int64_t before = clang_invocations();
+  auto first = cpu->compile(source, "vadd");
+  EXPECT_EQ(clang_invocations(), before + 1);
+  auto second = cpu->compile(source, "vadd");
+  EXPECT_EQ(clang_invocations(), before + 1) << "the second compile ran clang";
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(cache.path() / "cpu"), {}), 1)
+      << "one object, and no temporaries left behind";
+  // The cached object runs.
+  auto a = upload(*cpu, {1, 2}), b = upload(*cpu, {10, 20}), out = upload(*cpu, {0, 0});
+  second->run({out.get(), a.get(), b.get()}, {2}, {});
+  EXPECT_EQ(download(*out), (std::vector<float>{11, 22}));
+  cpu->compile(source + " ", "vadd");
+  EXPECT_EQ(clang_invocations(), before + 2) << "a different source is a different key";
+}
+
+TEST_F(CpuDeviceTest, ConcurrentCompilesOfOneSourceAllGetAWorkingObject) {
+  const std::string source = unique_source(kVectorAdd);
+  std::vector<std::unique_ptr<Program>> programs(4);
+  std::vector<std::string> errors(programs.size());
+  std::vector<std::thread> threads;
+  threads.reserve(programs.size());
+  for (size_t i = 0; i < programs.size(); ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        programs[i] = cpu->compile(source, "vadd");
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const std::string& e : errors) ASSERT_EQ(e, "");
+  auto a = upload(*cpu, {1}), b = upload(*cpu, {2});
+  for (auto& p : programs) {
+    auto out = upload(*cpu, {0});
+    p->run({out.get(), a.get(), b.get()}, {1}, {});
+    EXPECT_EQ(download(*out)[0], 3.0f);
+  }
+}
+
+TEST_F(CpuDeviceTest, TimingIncludesEveryRun) {
+  auto program = cpu->compile(kVectorAdd, "vadd");
+  auto a = upload(*cpu, std::vector<float>(1 << 16, 1)), out = upload(*cpu, std::vector<float>(1 << 16));
+  const Timing t = program->time({out.get(), a.get(), a.get()}, {1 << 16}, {{2, 1, 1}, {1, 1, 1}}, {1, 7});
+  EXPECT_EQ(t.samples.size(), 7u);
+  for (double s : t.samples) EXPECT_GT(s, 0.0);
+  EXPECT_EQ(download(*out)[12345], 2.0f);
+}
+
+TEST_F(CpuDeviceTest, FingerprintNamesClangAndItsVersion) {
+  const Fingerprint& f = cpu->fingerprint();
+  EXPECT_EQ(f.name, "cpu");
+  EXPECT_EQ(f.compiler, "clang");
+  EXPECT_TRUE(std::regex_match(f.compiler_version, std::regex(R"(\d+\.\d+(\.\d+)?)"))) << f.compiler_version;
+  EXPECT_FALSE(f.arch.empty());
+  EXPECT_FALSE(f.driver.empty());
+  const Capabilities& caps = cpu->capabilities();
+  EXPECT_EQ(caps.compute_units, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  EXPECT_FALSE(caps.has_local());
+  EXPECT_FALSE(caps.has_shared());
+}
+
+TEST(CpuDeviceUnavailable, AMissingClangSaysSo) {
+  const char* old = std::getenv("TUNEBED_CLANG");
+  setenv("TUNEBED_CLANG", "clang-that-does-not-exist", 1);
+  try {
+    ClangCompiler compiler;
+    ADD_FAILURE() << "a missing clang was accepted";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("CPU device is not available: cannot run clang-that-does-not-exist"),
+              std::string::npos)
+        << e.what();
+  }
+  if (old)
+    setenv("TUNEBED_CLANG", old, 1);
+  else
+    unsetenv("TUNEBED_CLANG");
+}
+
+TEST(ThreadPool, ParallelForCallsEachIndexOnceFromManyDispatches) {
+  ThreadPool pool(3);
+  for (int round = 0; round < 200; ++round) {
+    const int n = 1 + round % 17;
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    pool.parallel_for(n, [&](int i) { hits[static_cast<size_t>(i)]++; });
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << "round " << round << " index " << i;
+  }
+}
+
+}  // namespace
+}  // namespace tunebed

@@ -1,0 +1,69 @@
+// Shared by the runtime tests: float data in and out of buffers, a private kernel cache per test,
+// and opening a backend that a machine may lack.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/runtime/device.hpp"
+
+namespace tunebed::testing {
+
+inline std::unique_ptr<Buffer> upload(Device& device, const std::vector<float>& data) {
+  auto buf = device.allocate(dtypes::float32, static_cast<int64_t>(data.size()));
+  buf->copyin(std::as_bytes(std::span(data)));
+  return buf;
+}
+
+inline std::vector<float> download(const Buffer& buf) {
+  std::vector<float> out(static_cast<size_t>(buf.size()));
+  buf.copyout(std::as_writable_bytes(std::span(out)));
+  return out;
+}
+
+// Points TUNEBED_CACHE_DIR at a fresh directory for the test's lifetime, so a test sees its own
+// cache misses and hits, and nothing lands in the user's cache.
+class ScopedCacheDir {
+ public:
+  ScopedCacheDir() {
+    static int counter = 0;
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tunebed-runtime-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::remove_all(dir_);
+    if (const char* old = std::getenv("TUNEBED_CACHE_DIR")) old_ = old;
+    setenv("TUNEBED_CACHE_DIR", dir_.c_str(), 1);
+  }
+  ~ScopedCacheDir() {
+    if (old_)
+      setenv("TUNEBED_CACHE_DIR", old_->c_str(), 1);
+    else
+      unsetenv("TUNEBED_CACHE_DIR");
+    std::filesystem::remove_all(dir_);
+  }
+  const std::filesystem::path& path() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+  std::optional<std::string> old_;
+};
+
+// The device, or the reason it cannot be opened (for GTEST_SKIP).
+struct Opened {
+  std::shared_ptr<Device> device;
+  std::string why_not;
+};
+inline Opened try_open(const std::string& spec) {
+  try {
+    return {open_device(spec), ""};
+  } catch (const DeviceError& e) {
+    return {nullptr, e.what()};
+  }
+}
+
+}  // namespace tunebed::testing

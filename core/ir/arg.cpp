@@ -1,5 +1,7 @@
 // Arg: typed access, structural hash and equality, and the registry of ArgObject parsers.
 #include <bit>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -15,6 +17,13 @@ const char* kind_name(const Arg::Value& v) {
   static constexpr const char* names[] = {"None",  "bool", "int",   "float",  "string", "Ops",
                                           "dtype", "UOp",  "tuple", "record", "object"};
   return names[v.index()];
+}
+
+// A float arg's identity: its bits, so -0.0 stays apart from 0.0, except that every NaN is the
+// same NaN, so NaN constants intern whatever their sign or payload (the text form prints them all
+// as `nan`, and a NaN made by 0.0/0.0 has the sign bit set on x86).
+uint64_t float_bits(double d) {
+  return std::bit_cast<uint64_t>(std::isnan(d) ? std::numeric_limits<double>::quiet_NaN() : d);
 }
 
 }  // namespace
@@ -75,7 +84,7 @@ uint64_t Arg::hash() const {
         if constexpr (std::is_same_v<T, None>) return h;
         else if constexpr (std::is_same_v<T, bool>) return hash_mix(h, x);
         else if constexpr (std::is_same_v<T, int64_t>) return hash_mix(h, static_cast<uint64_t>(x));
-        else if constexpr (std::is_same_v<T, double>) return hash_mix(h, std::bit_cast<uint64_t>(x));
+        else if constexpr (std::is_same_v<T, double>) return hash_mix(h, float_bits(x));
         else if constexpr (std::is_same_v<T, std::string>) return hash_mix(h, hash_bytes(x));
         else if constexpr (std::is_same_v<T, Ops>) return hash_mix(h, static_cast<uint64_t>(x));
         else if constexpr (std::is_same_v<T, DType>) return hash_mix(h, hash_value(x));
@@ -101,8 +110,7 @@ bool Arg::operator==(const Arg& o) const {
       [&o](const auto& x) -> bool {
         using T = std::decay_t<decltype(x)>;
         const T& y = std::get<T>(o.v);
-        // Floats compare by bits, so NaN constants intern and -0.0 stays apart from 0.0.
-        if constexpr (std::is_same_v<T, double>) return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y);
+        if constexpr (std::is_same_v<T, double>) return float_bits(x) == float_bits(y);
         else if constexpr (std::is_same_v<T, std::shared_ptr<const ArgTuple>> ||
                            std::is_same_v<T, std::shared_ptr<const Record>>)
           return x == y || *x == *y;

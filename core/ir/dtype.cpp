@@ -1,7 +1,7 @@
 #include "core/ir/dtype.hpp"
 
+#include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -54,24 +54,23 @@ uint32_t ancestors(Scalar s) {
   return set;
 }
 
-// IEEE binary16 and bfloat16 rounding (round to nearest even), through their bit patterns.
-float round_to_half(float f) {
-  if (std::isnan(f) || std::isinf(f)) return f;
-  float a = std::fabs(f);
-  if (a >= 65520.0f) return std::copysign(std::numeric_limits<float>::infinity(), f);
-  // Subnormal halves are multiples of 2^-24; normal ones keep 11 significant bits.
+// Round to nearest even keeping `bits` significant bits, with subnormals below 2^min_exp (the
+// smallest normal) and overflow to infinity from half-way above the largest finite value: IEEE
+// binary16 and bfloat16. Done once, in double: rounding through float32 first would round twice
+// and turn values just above a tie into ties.
+double round_to_bits(double x, int bits, int min_exp, double overflow) {
+  if (std::isnan(x) || std::isinf(x)) return x;
+  double a = std::fabs(x);
+  if (a >= overflow) return std::copysign(std::numeric_limits<double>::infinity(), x);
   int e;
-  std::frexp(a, &e);
-  float quantum = e - 11 < -24 ? std::ldexp(1.0f, -24) : std::ldexp(1.0f, e - 11);
-  return std::copysign(std::nearbyint(a / quantum) * quantum, f);
+  std::frexp(a, &e);  // a = m * 2^e with m in [0.5, 1)
+  double quantum = std::ldexp(1.0, std::max(e, min_exp + 1) - bits);
+  return std::copysign(std::nearbyint(a / quantum) * quantum, x);
 }
 
-float round_to_bfloat16(float f) {
-  if (std::isnan(f)) return f;
-  uint32_t bits = std::bit_cast<uint32_t>(f);
-  uint32_t lsb = (bits >> 16) & 1u;
-  bits += 0x7fffu + lsb;
-  return std::bit_cast<float>(bits & 0xffff0000u);
+double round_to_half(double x) { return round_to_bits(x, 11, -14, 65520.0); }
+double round_to_bfloat16(double x) {
+  return round_to_bits(x, 8, -126, std::ldexp(2.0 - std::ldexp(1.0, -8), 127));
 }
 
 }  // namespace
@@ -207,8 +206,8 @@ int64_t wrap_int(int64_t x, const DType& d) {
 
 double round_float(double x, const DType& d) {
   switch (d.scalar) {
-    case Scalar::Float16: return round_to_half(static_cast<float>(x));
-    case Scalar::BFloat16: return round_to_bfloat16(static_cast<float>(x));
+    case Scalar::Float16: return round_to_half(x);
+    case Scalar::BFloat16: return round_to_bfloat16(x);
     case Scalar::Float32: return static_cast<float>(x);
     default: return x;
   }

@@ -82,14 +82,14 @@ Range compute_range(const UOpNode& n) {
       const ArgTuple& t = n.arg.as_tuple();
       return {t.at(1).as_int(), t.at(2).as_int()};
     }
-    case Ops::RANGE: return {0, std::max<int64_t>(0, n.src.at(0).vmax() - 1)};
+    case Ops::RANGE: return {0, std::max<int64_t>(1, n.src.at(0).vmax()) - 1};
     case Ops::SPECIAL: {
       const Arg& size = n.arg.as_tuple().at(1);
-      return {0, (size.is<UOp>() ? size.as_uop().vmax() : size.as_int()) - 1};
+      return {0, std::max<int64_t>(1, size.is<UOp>() ? size.as_uop().vmax() : size.as_int()) - 1};
     }
     case Ops::BIND: return {n.src.at(0).vmin(), n.src.at(0).vmax()};
     case Ops::WHERE:
-      if (!integral) break;
+      if (!integral || n.src.size() != 3) break;
       return {std::min(n.src[1].vmin(), n.src[2].vmin()), std::max(n.src[1].vmax(), n.src[2].vmax())};
     case Ops::UNROLL:
     case Ops::VECTORIZE: {
@@ -99,7 +99,7 @@ Range compute_range(const UOpNode& n) {
       return r;
     }
     case Ops::CAST: {
-      if (!integral) break;
+      if (!integral || n.src.size() != 1) break;
       const UOp& s = n.src[0];
       if (!(s.dtype().is_int() || s.dtype().is_bool())) break;
       if (s.vmin() >= d.int_min() && s.vmax() <= d.int_max()) return {s.vmin(), s.vmax()};

@@ -71,8 +71,11 @@ int64_t Parser::integer() {
 }
 
 DType Parser::dtype() {
+  skip_spaces();
+  size_t start = pos_;  // errors point at the name, not past it
   std::string_view name = ident();
   auto sc = scalar_from_name(name);
+  if (!sc) pos_ = start;
   if (!sc && name.starts_with("image")) fail("image dtypes (dtypes." + std::string(name) + ") are not supported");
   if (!sc) fail("unknown dtype '" + std::string(name) + "'");
   DType d(*sc);

@@ -149,17 +149,21 @@ bool Captures::bind(const std::string& name, const UOp& u) {
 
 namespace {
 
-// Matching is a search with backtracking over a stack of goals (pattern, UOp): a commutative
-// node offers two orders of its sources, and a choice made deep inside one source can decide
-// whether a later source matches (a name bound in both). Each goal is popped, checked, and its
-// source goals pushed; when the goals run out everything matched.
+// Matching is a search with backtracking: a commutative node offers two orders of its sources,
+// and a choice made deep inside one source can decide whether a later source matches (a name
+// bound in both). The goals still to match, (pattern, UOp) pairs, form an immutable linked list
+// in an arena, so a choice point is just (the other order's goal list, the captures' size) and
+// nothing is undone but the captures. Iterative: a SINK of 100000 sources does not recurse.
 struct Goal {
   const UPat* pat;
   const UOp* uop;
+  int32_t next;  // the rest of the list, -1 at the end
 };
 
-// Goals below `base` belong to an outer match (one running a predicate that matches too).
-bool solve(std::vector<Goal>& goals, size_t base, Captures& caps);
+struct Choice {
+  int32_t goals;  // the list to resume with
+  size_t caps;    // captures to keep
+};
 
 bool local_match(const UPatNode& n, const UOp& u) {
   if (!n.ops.empty() && !n.ops.contains(u.op())) return false;
@@ -170,61 +174,81 @@ bool local_match(const UPatNode& n, const UOp& u) {
   return true;
 }
 
-// Push the sources' goals (last first, so they are solved in order) and solve the rest.
-bool solve_with(std::vector<Goal>& goals, size_t base, Captures& caps, const std::vector<UPat>& pats,
-                const UOp* s0, size_t count, bool swap) {
-  size_t depth = goals.size();
-  size_t mark = caps.size();
-  for (size_t i = count; i-- > 0;) {
-    size_t j = swap ? 1 - i : i;
-    goals.push_back({&pats[pats.size() == 1 ? 0 : i], s0 + j});
+class Matcher {
+ public:
+  // A match may run inside a predicate of an outer match: it works above the outer's entries.
+  Matcher() : arena_base_(arena().size()), choice_base_(choices().size()) {}
+  ~Matcher() {
+    arena().resize(arena_base_);
+    choices().resize(choice_base_);
   }
-  if (solve(goals, base, caps)) return true;
-  goals.resize(depth);
-  caps.truncate(mark);
-  return false;
-}
 
-bool solve(std::vector<Goal>& goals, size_t base, Captures& caps) {
-  if (goals.size() == base) return true;
-  Goal g = goals.back();
-  goals.pop_back();
-  const UPatNode& n = g.pat->node();
-  const UOp& u = *g.uop;
-  size_t mark = caps.size();
-  bool ok = local_match(n, u) && (n.name.empty() || caps.bind(n.name, u));
-  if (ok) {
-    const auto& srcs = u.src();
-    const UOp* s0 = srcs.data();
-    switch (n.src_mode) {
-      case UPatNode::SrcMode::None: ok = solve(goals, base, caps); break;
-      case UPatNode::SrcMode::All: ok = solve_with(goals, base, caps, n.src, s0, srcs.size(), false); break;
-      case UPatNode::SrcMode::Prefix:
-        ok = srcs.size() >= n.src.size() && solve_with(goals, base, caps, n.src, s0, n.src.size(), false);
-        break;
-      case UPatNode::SrcMode::Exact:
-        ok = srcs.size() == n.src.size() &&
-             (solve_with(goals, base, caps, n.src, s0, srcs.size(), false) ||
-              (n.any_order && solve_with(goals, base, caps, n.src, s0, srcs.size(), true)));
-        break;
+  bool run(const UPat& p, const UOp& u, Captures& caps) {
+    int32_t goals = push(&p, &u, -1);
+    while (true) {
+      if (goals < 0) return true;
+      Goal g = arena()[goals];
+      if (expand(g, goals, caps)) continue;
+      if (choices().size() == choice_base_) return false;  // no other order left to try
+      Choice c = choices().back();
+      choices().pop_back();
+      caps.truncate(c.caps);
+      goals = c.goals;
     }
   }
-  if (!ok) {
-    caps.truncate(mark);
-    goals.push_back(g);
+
+ private:
+  static std::vector<Goal>& arena() {
+    thread_local std::vector<Goal> a;
+    return a;
   }
-  return ok;
-}
+  static std::vector<Choice>& choices() {
+    thread_local std::vector<Choice> c;
+    return c;
+  }
+  static int32_t push(const UPat* p, const UOp* u, int32_t next) {
+    arena().push_back({p, u, next});
+    return static_cast<int32_t>(arena().size() - 1);
+  }
+  // Goals for sources [0, count) of srcs, in order, in front of `rest`.
+  static int32_t push_sources(const std::vector<UPat>& pats, const UOp* srcs, size_t count, bool swap,
+                              int32_t rest) {
+    for (size_t i = count; i-- > 0;) rest = push(&pats[pats.size() == 1 ? 0 : i], srcs + (swap ? 1 - i : i), rest);
+    return rest;
+  }
+
+  // Check the goal at the head of `goals` and replace it by its sources' goals; false on a mismatch.
+  bool expand(const Goal& g, int32_t& goals, Captures& caps) {
+    const UPatNode& n = g.pat->node();
+    const UOp& u = *g.uop;
+    if (!local_match(n, u) || !(n.name.empty() || caps.bind(n.name, u))) return false;
+    const auto& srcs = u.src();
+    switch (n.src_mode) {
+      case UPatNode::SrcMode::None: goals = g.next; return true;
+      case UPatNode::SrcMode::All: goals = push_sources(n.src, srcs.data(), srcs.size(), false, g.next); return true;
+      case UPatNode::SrcMode::Prefix:
+        if (srcs.size() < n.src.size()) return false;
+        goals = push_sources(n.src, srcs.data(), n.src.size(), false, g.next);
+        return true;
+      case UPatNode::SrcMode::Exact:
+        if (srcs.size() != n.src.size()) return false;
+        if (n.any_order) choices().push_back({push_sources(n.src, srcs.data(), 2, true, g.next), caps.size()});
+        goals = push_sources(n.src, srcs.data(), srcs.size(), false, g.next);
+        return true;
+    }
+    return false;
+  }
+
+  size_t arena_base_, choice_base_;
+};
 
 }  // namespace
 
 bool match(const UPat& p, const UOp& u, Captures& caps) {
-  thread_local std::vector<Goal> goals;
-  size_t base = goals.size();
-  goals.push_back({&p, &u});
-  bool ok = solve(goals, base, caps);
-  goals.resize(base);
-  return ok;
+  size_t mark = caps.size();
+  if (Matcher().run(p, u, caps)) return true;
+  caps.truncate(mark);
+  return false;
 }
 
 }  // namespace tunebed

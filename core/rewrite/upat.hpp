@@ -91,7 +91,8 @@ struct UPatNode {
   std::function<bool(const UOp&)> pred;
 };
 
-// Captured UOps by name. Small and linear: a rule captures a handful.
+// Captured UOps by name. Small and linear: a rule captures a handful. The names point into the
+// pattern that bound them, so a Captures is valid only while that pattern lives (a rule's does).
 class Captures {
  public:
   const UOp* find(std::string_view name) const;

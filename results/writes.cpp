@@ -1,0 +1,111 @@
+// Writes other than candidates (those go through CandidateWriter): devices, kernels, the run
+// lifecycle and manual quarantine. Each is one short IMMEDIATE transaction.
+#include <unistd.h>
+
+#include <climits>
+
+#include "results/schema.hpp"
+#include "results/tuning_db.hpp"
+
+namespace tunebed::results {
+namespace {
+
+std::string host_name() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+}  // namespace
+
+int64_t TuningDb::upsert_device(const Device& d) {
+  Transaction tx(db_);
+  db_.prepare(R"sql(
+      INSERT INTO devices (name, arch, driver, compiler, compiler_version) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT DO NOTHING)sql")
+      .bind_all(d.name, d.arch, d.driver, d.compiler, d.compiler_version)
+      .run();
+  Statement find = db_.prepare(R"sql(
+      SELECT id FROM devices
+      WHERE name = ? AND arch = ? AND driver = ? AND compiler = ? AND compiler_version = ?)sql");
+  find.bind_all(d.name, d.arch, d.driver, d.compiler, d.compiler_version).step();
+  int64_t id = find.column_int(0);
+  tx.commit();
+  return id;
+}
+
+int64_t TuningDb::upsert_kernel(const Kernel& k) {
+  if (k.hash.empty()) throw DbError("upsert_kernel: the kernel hash is empty");
+  Transaction tx(db_);
+  db_.prepare(R"sql(
+      INSERT INTO kernels (hash, ast, shape, flops, bytes, source) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT (hash) DO NOTHING)sql")
+      .bind_all(k.hash, k.ast, k.shape, k.flops, k.bytes, k.source)
+      .run();
+  Statement find = db_.prepare("SELECT id, ast FROM kernels WHERE hash = ?");
+  find.bind_all(k.hash).step();
+  if (find.column_text(1) != k.ast) {
+    throw DbError("kernel hash " + k.hash + " is already stored in " + path() +
+                  " with a different AST text: the canonical form or its hash is not canonical");
+  }
+  int64_t id = find.column_int(0);
+  tx.commit();
+  return id;
+}
+
+Run TuningDb::begin_run(const RunSpec& spec) {
+  Transaction tx(db_);
+  Statement insert = db_.prepare(
+      "INSERT INTO runs (uuid, strategy, params, seed, budget_candidates, budget_seconds, "
+      "action_space_version, "
+      "tunebed_version, git_rev, host, started_at, status) "
+      "VALUES (" +
+      std::string(kNewUuidSql) + ", ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')");
+  insert
+      .bind_all(spec.strategy, spec.params, spec.seed, spec.budget_candidates, spec.budget_seconds,
+                spec.action_space_version, spec.tunebed_version, spec.git_rev,
+                spec.host.empty() ? host_name() : spec.host, utc_now())
+      .run();
+  int64_t id = db_.last_insert_rowid();
+  tx.commit();
+  return run(id);
+}
+
+void TuningDb::finish_run(int64_t run_id, RunStatus status) {
+  if (status != RunStatus::completed && status != RunStatus::failed) {
+    throw DbError("finish_run: a run finishes as completed or failed, not " + std::string(to_string(status)));
+  }
+  run(run_id);  // throws for an unknown run
+  db_.prepare("UPDATE runs SET status = ?, ended_at = ? WHERE id = ?")
+      .bind_all(to_string(status), utc_now(), run_id)
+      .run();
+}
+
+// Only a running run is interrupted; a finished one keeps its status, so calling this from a
+// signal path after the run completed is harmless.
+void TuningDb::mark_interrupted(int64_t run_id) {
+  run(run_id);
+  db_.prepare("UPDATE runs SET status = 'interrupted', ended_at = ? WHERE id = ? AND status = 'running'")
+      .bind_all(utc_now(), run_id)
+      .run();
+}
+
+Run TuningDb::resume_run(int64_t run_id) {
+  Run r = run(run_id);
+  if (r.status == RunStatus::completed) {
+    throw DbError("run " + r.uuid + " has completed; there is nothing to resume");
+  }
+  db_.prepare("UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?").bind_all(run_id).run();
+  return run(run_id);
+}
+
+void TuningDb::quarantine(int64_t kernel_id, int64_t device_id, std::string_view opts,
+                          std::string_view reason) {
+  db_.prepare(R"sql(
+      INSERT INTO quarantine (kernel_id, device_id, opts, reason, created_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT DO NOTHING)sql")
+      .bind_all(kernel_id, device_id, opts, reason, utc_now())
+      .run();
+}
+
+}  // namespace tunebed::results

@@ -24,8 +24,9 @@ const std::vector<std::pair<std::string, std::string>> kFields = {
 int run(const std::vector<std::string>& args) {
   CommandLine cl{
       .synopsis = "tunebed version [FIELD]",
-      .description = "Print the tunebed version, the git revision it was configured from and the\n"
-                     "compiler that built it, one per line; or only FIELD (version, git or compiler).",
+      .description =
+          "Print the tunebed version, the git revision it was configured from and the\n"
+          "compiler that built it, one per line; or only FIELD (version, git or compiler).",
   };
   cl.options.add_options()("field", po::value<std::string>(), "print only this field");
   cl.positional.add("field", 1);

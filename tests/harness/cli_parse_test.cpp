@@ -56,8 +56,8 @@ TEST(CliParse, HelpPrintsUsageAndReturnsNothing) {
 }
 
 TEST(CliParse, BadInputBecomesOneLineUsageError) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"--nope"}, {"-n"}, {"-n", "many"}, {"a.txt", "b.txt"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--nope"}, {"-n"}, {"-n", "many"}, {"a.txt", "b.txt"}}) {
     std::string message = usage_error(args);
     EXPECT_NE(message, "(no error)") << args[0];
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;

@@ -1,6 +1,13 @@
 // Properties of simplify() on random expressions (core/symbolic/expr_gen.hpp): it keeps every
 // value, and it is idempotent. RapidCheck draws a tape of choices; a failure shrinks the tape
 // and prints the expression, its simplification and the assignment where they differ.
+// (RC_PARAMS="max_success=3000" runs more cases.)
+//
+// "simplify never adds ALU ops" does not hold, so it is not asserted: on 20000 generated
+// expressions about 1.7% grow (and the total shrinks 306k -> 109k ops). The causes are
+// canonical forms that cost an op: a negative divisor or dividend made positive
+// (x//-4 -> -(x//4)), (a+b)*c distributed, a constant split out of a division
+// ((x*37+29)//6 -> (x*37+5)//6+4), and sums flattened out of shared subexpressions.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 

@@ -53,7 +53,7 @@ struct UOpTable {
       }
     }
     // Build outside the lock: range analysis reads the sources only.
-    auto* n = new UOpNode{{1}, op, dtype, std::move(src), arg, h, 0, 0};
+    auto* n = new UOpNode{{1}, op, dtype, std::move(src), arg, h, 0, 0, nullptr};
     try {
       auto [lo, hi] = compute_range(*n);
       n->vmin = lo;
@@ -97,16 +97,19 @@ struct UOpTable {
   }
 
   // Freeing a node drops its sources' references, which may free them in turn: queue instead of
-  // recursing.
+  // recursing. The queue is a list through the dying nodes themselves, so its thread_locals are
+  // trivially destructible and a UOp held by a static can still die after thread_local
+  // destructors have run at exit.
   void pending_delete(UOpNode* n) {
-    thread_local std::vector<UOpNode*> queue;
+    thread_local UOpNode* queue = nullptr;
     thread_local bool draining = false;
-    queue.push_back(n);
+    n->dead_next = queue;
+    queue = n;
     if (draining) return;
     draining = true;
-    while (!queue.empty()) {
-      UOpNode* d = queue.back();
-      queue.pop_back();
+    while (queue) {
+      UOpNode* d = queue;
+      queue = d->dead_next;
       live.fetch_sub(1, std::memory_order_relaxed);
       delete d;
     }

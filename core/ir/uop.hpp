@@ -226,6 +226,7 @@ struct UOpNode {
   Arg arg;
   uint64_t hash;
   int64_t vmin, vmax;
+  UOpNode* dead_next;  // the intern table's queue of nodes being freed
 };
 
 inline Ops UOp::op() const { return n_->op; }

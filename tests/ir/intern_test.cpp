@@ -205,3 +205,22 @@ TEST(Toposort, ParentsComeFirstEachNodeOnceInDepthFirstSourceOrder) {
 
 }  // namespace
 }  // namespace tunebed
+
+namespace tunebed {
+namespace {
+
+// Regression: the queue of dying nodes was a thread_local std::vector, destroyed at exit before
+// static objects; a UOp held by a static then died into a freed vector (ASan: use after free at
+// exit). The queue is now a list through the dying nodes.
+UOp& held_until_exit() {
+  static UOp u;
+  return u;
+}
+
+TEST(Intern, AUOpHeldByAStaticCanDieAfterThreadLocalsAtExit) {
+  held_until_exit() = (UOp::variable("held", 0, 3) + 1) * 2;
+  EXPECT_EQ(held_until_exit().op(), Ops::MUL);
+}
+
+}  // namespace
+}  // namespace tunebed

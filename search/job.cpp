@@ -1,0 +1,305 @@
+#include "search/job.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace tunebed::search {
+
+static_assert(std::endian::native == std::endian::little,
+              "the wire format is the host's little-endian layout");
+
+void WireWriter::i64(int64_t v) {
+  const auto* p = reinterpret_cast<const std::byte*>(&v);
+  bytes_.insert(bytes_.end(), p, p + sizeof v);
+}
+void WireWriter::f64(double v) { i64(std::bit_cast<int64_t>(v)); }
+void WireWriter::str(const std::string& s) {
+  i64(static_cast<int64_t>(s.size()));
+  const auto* p = reinterpret_cast<const std::byte*>(s.data());
+  bytes_.insert(bytes_.end(), p, p + s.size());
+}
+void WireWriter::blob(const std::vector<std::byte>& b) {
+  i64(static_cast<int64_t>(b.size()));
+  bytes_.insert(bytes_.end(), b.begin(), b.end());
+}
+
+void WireReader::need(size_t n, const char* what) const {
+  if (n > bytes_.size() - pos_)
+    throw std::runtime_error(std::string("worker message cut short reading ") + what);
+}
+MessageKind WireReader::kind() {
+  uint8_t k = u8("message kind");
+  if (k < 1 || k > 6) throw std::runtime_error("unknown worker message kind " + std::to_string(k));
+  return static_cast<MessageKind>(k);
+}
+uint8_t WireReader::u8(const char* what) {
+  need(1, what);
+  return static_cast<uint8_t>(bytes_[pos_++]);
+}
+int64_t WireReader::i64(const char* what) {
+  need(8, what);
+  int64_t v;
+  std::memcpy(&v, bytes_.data() + pos_, 8);
+  pos_ += 8;
+  return v;
+}
+double WireReader::f64(const char* what) { return std::bit_cast<double>(i64(what)); }
+std::string WireReader::str(const char* what) {
+  auto n = static_cast<size_t>(i64(what));
+  need(n, what);
+  std::string s(reinterpret_cast<const char*>(bytes_.data() + pos_), n);
+  pos_ += n;
+  return s;
+}
+std::vector<std::byte> WireReader::blob(const char* what) {
+  auto n = static_cast<size_t>(i64(what));
+  need(n, what);
+  std::vector<std::byte> b(bytes_.begin() + static_cast<ptrdiff_t>(pos_),
+                           bytes_.begin() + static_cast<ptrdiff_t>(pos_ + n));
+  pos_ += n;
+  return b;
+}
+void WireReader::expect_end() {
+  if (pos_ != bytes_.size()) throw std::runtime_error("worker message has trailing bytes");
+}
+
+// --- field groups shared by several messages ---
+
+static void put(WireWriter& w, const KernelSource& k) {
+  w.str(k.source);
+  w.str(k.entry);
+  for (int64_t g : k.dims.global) w.i64(g);
+  for (int64_t l : k.dims.local) w.i64(l);
+}
+static KernelSource get_kernel(WireReader& r) {
+  KernelSource k;
+  k.source = r.str("source");
+  k.entry = r.str("entry");
+  for (int64_t& g : k.dims.global) g = r.i64("global dims");
+  for (int64_t& l : k.dims.local) l = r.i64("local dims");
+  return k;
+}
+
+// A dtype crosses as its scalar kind: buffers hold scalars only (HostBuffer refuses the rest).
+static void put(WireWriter& w, const HostBuffer& b) {
+  w.u8(static_cast<uint8_t>(b.dtype.scalar));
+  w.blob(b.bytes);
+}
+static HostBuffer get_buffer(WireReader& r) {
+  HostBuffer b;
+  uint8_t s = r.u8("buffer dtype");
+  if (s >= kNumScalars) throw std::runtime_error("bad buffer dtype " + std::to_string(s));
+  b.dtype = DType(static_cast<Scalar>(s));
+  b.bytes = r.blob("buffer bytes");
+  return b;
+}
+
+static void put(WireWriter& w, const std::vector<int32_t>& vars, const std::vector<HostBuffer>& bufs) {
+  w.i64(static_cast<int64_t>(vars.size()));
+  for (int32_t v : vars) w.i64(v);
+  w.i64(static_cast<int64_t>(bufs.size()));
+  for (const HostBuffer& b : bufs) put(w, b);
+}
+static void get_args(WireReader& r, std::vector<int32_t>& vars, std::vector<HostBuffer>& bufs) {
+  for (int64_t n = r.i64("var count"); n > 0; n--) vars.push_back(static_cast<int32_t>(r.i64("var")));
+  for (int64_t n = r.i64("buffer count"); n > 0; n--) bufs.push_back(get_buffer(r));
+}
+
+static void put_optional(WireWriter& w, const std::optional<double>& v) {
+  w.u8(v.has_value());
+  if (v) w.f64(*v);
+}
+static std::optional<double> get_optional(WireReader& r, const char* what) {
+  if (!r.u8(what)) return std::nullopt;
+  return r.f64(what);
+}
+
+static void put_samples(WireWriter& w, const std::vector<double>& samples) {
+  w.i64(static_cast<int64_t>(samples.size()));
+  for (double s : samples) w.f64(s);
+}
+static std::vector<double> get_samples(WireReader& r) {
+  std::vector<double> s;
+  for (int64_t n = r.i64("sample count"); n > 0; n--) s.push_back(r.f64("sample"));
+  return s;
+}
+
+static CandidateStatus get_status(WireReader& r) {
+  uint8_t s = r.u8("status");
+  if (s > static_cast<uint8_t>(CandidateStatus::wrong))
+    throw std::runtime_error("bad status " + std::to_string(s));
+  return static_cast<CandidateStatus>(s);
+}
+
+// --- messages ---
+
+std::vector<std::byte> encode(const Job& job) {
+  WireWriter w(MessageKind::job);
+  w.str(job.device);
+  put(w, job.kernel);
+  put(w, job.vars, job.buffers);
+  w.i64(job.output);
+  w.u8(job.reference.has_value());
+  if (job.reference) put(w, *job.reference);
+  w.u8(job.return_output);
+  w.i64(job.timing.warmup);
+  w.i64(job.timing.runs);
+  put_optional(w, job.timing.early_stop_s);
+  w.f64(job.timing.timeout_s);
+  w.f64(job.timing.compile_timeout_s);
+  return w.bytes();
+}
+
+Job decode_job(WireReader& r) {
+  Job job;
+  job.device = r.str("device");
+  job.kernel = get_kernel(r);
+  get_args(r, job.vars, job.buffers);
+  job.output = static_cast<int>(r.i64("output index"));
+  if (r.u8("has reference")) job.reference = get_buffer(r);
+  job.return_output = r.u8("return output");
+  job.timing.warmup = static_cast<int>(r.i64("warmup"));
+  job.timing.runs = static_cast<int>(r.i64("runs"));
+  job.timing.early_stop_s = get_optional(r, "early stop");
+  job.timing.timeout_s = r.f64("timeout");
+  job.timing.compile_timeout_s = r.f64("compile timeout");
+  r.expect_end();
+  return job;
+}
+
+std::vector<std::byte> encode(const RetimeJob& job) {
+  WireWriter w(MessageKind::retime);
+  w.str(job.device);
+  w.i64(static_cast<int64_t>(job.kernels.size()));
+  for (const KernelSource& k : job.kernels) put(w, k);
+  put(w, job.vars, job.buffers);
+  w.i64(job.rounds);
+  w.f64(job.timeout_s);
+  return w.bytes();
+}
+
+RetimeJob decode_retime_job(WireReader& r) {
+  RetimeJob job;
+  job.device = r.str("device");
+  for (int64_t n = r.i64("kernel count"); n > 0; n--) job.kernels.push_back(get_kernel(r));
+  get_args(r, job.vars, job.buffers);
+  job.rounds = static_cast<int>(r.i64("rounds"));
+  job.timeout_s = r.f64("timeout");
+  r.expect_end();
+  return job;
+}
+
+std::vector<std::byte> encode(const JobResult& res) {
+  WireWriter w(MessageKind::result);
+  w.u8(static_cast<uint8_t>(res.status));
+  w.str(res.message);
+  put_optional(w, res.compile_ms);
+  put_samples(w, res.samples);
+  put_optional(w, res.median);
+  put_optional(w, res.max_error);
+  w.u8(res.output.has_value());
+  if (res.output) put(w, *res.output);
+  return w.bytes();
+}
+
+JobResult decode_result(WireReader& r) {
+  JobResult res;
+  res.status = get_status(r);
+  res.message = r.str("message");
+  res.compile_ms = get_optional(r, "compile ms");
+  res.samples = get_samples(r);
+  res.median = get_optional(r, "median");
+  res.max_error = get_optional(r, "max error");
+  if (r.u8("has output")) res.output = get_buffer(r);
+  r.expect_end();
+  return res;
+}
+
+std::vector<std::byte> encode(const RetimeResult& res) {
+  WireWriter w(MessageKind::retimed);
+  w.u8(static_cast<uint8_t>(res.status));
+  w.str(res.message);
+  w.i64(static_cast<int64_t>(res.retimed.samples.size()));
+  for (const std::vector<double>& s : res.retimed.samples) put_samples(w, s);
+  put_samples(w, res.retimed.medians);
+  w.i64(res.retimed.winner);
+  return w.bytes();
+}
+
+RetimeResult decode_retime_result(WireReader& r) {
+  RetimeResult res;
+  res.status = get_status(r);
+  res.message = r.str("message");
+  for (int64_t n = r.i64("candidate count"); n > 0; n--) res.retimed.samples.push_back(get_samples(r));
+  res.retimed.medians = get_samples(r);
+  res.retimed.winner = static_cast<int>(r.i64("winner"));
+  r.expect_end();
+  return res;
+}
+
+std::vector<std::byte> encode_compiled(double compile_ms) {
+  WireWriter w(MessageKind::compiled);
+  w.f64(compile_ms);
+  return w.bytes();
+}
+double decode_compiled(WireReader& r) {
+  double ms = r.f64("compile ms");
+  r.expect_end();
+  return ms;
+}
+std::vector<std::byte> encode_go() { return WireWriter(MessageKind::go).bytes(); }
+
+// --- frames ---
+
+static bool write_all(int fd, const std::byte* p, size_t n) {
+  while (n > 0) {
+    // send, not write: MSG_NOSIGNAL turns a dead peer into EPIPE instead of a SIGPIPE that would
+    // kill the parent along with its crashed worker.
+    ssize_t k = ::send(fd, p, n, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && errno == EPIPE) return false;
+    if (k < 0) throw std::runtime_error(std::string("writing to a worker pipe: ") + std::strerror(errno));
+    p += k, n -= static_cast<size_t>(k);
+  }
+  return true;
+}
+
+// Reads exactly n bytes; returns how many arrived before EOF.
+static size_t read_all(int fd, std::byte* p, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t k = ::read(fd, p + got, n - got);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) throw std::runtime_error(std::string("reading a worker pipe: ") + std::strerror(errno));
+    if (k == 0) break;
+    got += static_cast<size_t>(k);
+  }
+  return got;
+}
+
+bool write_frame(int fd, const std::vector<std::byte>& payload) {
+  if (payload.size() > UINT32_MAX) throw std::runtime_error("worker message over 4 GiB");
+  auto len = static_cast<uint32_t>(payload.size());
+  std::byte header[4];
+  std::memcpy(header, &len, 4);
+  return write_all(fd, header, 4) && write_all(fd, payload.data(), payload.size());
+}
+
+std::optional<std::vector<std::byte>> read_frame(int fd) {
+  std::byte header[4];
+  size_t got = read_all(fd, header, 4);
+  if (got == 0) return std::nullopt;
+  if (got < 4) throw std::runtime_error("worker frame header cut short");
+  uint32_t len;
+  std::memcpy(&len, header, 4);
+  std::vector<std::byte> payload(len);
+  if (read_all(fd, payload.data(), len) < len) throw std::runtime_error("worker frame cut short");
+  return payload;
+}
+
+}  // namespace tunebed::search

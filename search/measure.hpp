@@ -1,0 +1,73 @@
+// Measurement policy: how a candidate's time and correctness are decided.
+//
+// Timing (measure_samples). A kernel's first launches pay for cold caches, page faults and lazy
+// driver work, so `warmup` launches are thrown away; the figure is the median of `runs` launches,
+// which a single preempted launch cannot move. Like tinygrad's _time_program, timing stops early
+// once the fastest sample so far is slower than `early_stop_s` (the search passes 3x its best):
+// a candidate that cannot win does not get to spend the whole budget proving it.
+//
+// Verification (compare_output). Every candidate's output is compared with the reference output
+// (the unoptimized kernel's, on the same inputs) with a tolerance that follows the dtype: exact
+// for integers and bool, |out - ref| <= atol + rtol * |ref| for floats, looser for the 16-bit
+// floats. A NaN or infinity where the reference has a finite value is wrong whatever the
+// tolerance; NaN where the reference is NaN and the same infinity are equal.
+//
+// Re-timing (interleaved_retime). Timings drift: clocks boost and throttle, another process
+// wakes up. Timing the top-k one after another gives the drift to whoever ran during the quiet
+// moment, so before a winner is declared the top-k are re-timed round-robin (A B C A B C ...):
+// every candidate sees the same drift, and the winner is the lowest median of those samples.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ir/host_buffer.hpp"
+
+namespace tunebed::search {
+
+struct TimingParams {
+  int warmup = 1;
+  int runs = 5;
+  std::optional<double> early_stop_s;  // stop once min(samples) exceeds this
+  // Past these the worker is killed and the candidate is a timeout. Compiling gets its own,
+  // generous limit: its time depends on the machine's load, a run's on the candidate.
+  double timeout_s = 10;
+  double compile_timeout_s = 120;
+};
+
+// Seconds per launch, `warmup` untimed launches first, stopping early as above. Never empty
+// when runs >= 1.
+std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params);
+
+double median(std::vector<double> samples);  // of a non-empty list; the mean of the middle two if even
+
+struct Tolerance {
+  double atol = 0, rtol = 0;
+};
+Tolerance tolerance_for(DType dtype);
+
+struct Verdict {
+  bool ok = true;
+  double max_error = 0;  // the largest |out - ref| over finite pairs (inf where NaN/Inf mismatch)
+  std::string message;   // empty when ok: "element 17: 3.5 vs reference 3 (tolerance 1e-4)"
+};
+// OUT and REF must have the same dtype and length (a mismatch is a wrong answer, said so).
+Verdict compare_output(const HostBuffer& out, const HostBuffer& ref);
+
+// Fills BUF with values drawn from SEED: floats uniform in [-1, 1), integers in [-8, 8) (so
+// sums and products stay exact), bool 0/1. The same seed gives the same bytes everywhere.
+void fill_random(HostBuffer& buf, uint64_t seed);
+
+struct Retimed {
+  std::vector<std::vector<double>> samples;  // per candidate, in measurement order
+  std::vector<double> medians;
+  int winner = -1;  // the lowest median (the earliest on a tie)
+};
+// Times N candidates ROUNDS times each, round-robin, after one untimed warm-up launch of each.
+// time_once(i) launches candidate i once and returns its seconds.
+Retimed interleaved_retime(int n, int rounds, const std::function<double(int)>& time_once);
+
+}  // namespace tunebed::search

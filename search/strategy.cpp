@@ -1,0 +1,88 @@
+#include "search/strategy.hpp"
+
+#include <cmath>
+#include <set>
+
+namespace tunebed::search {
+
+SearchContext::SearchContext(SearchSpace& space, CostFunction& cost, Budget budget)
+    : space_(space), cost_(cost), budget_(budget), start_(std::chrono::steady_clock::now()) {}
+
+bool SearchContext::exhausted() const {
+  if (budget_.candidates && evaluated() >= *budget_.candidates) return true;
+  if (budget_.seconds) {
+    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
+    if (elapsed.count() >= *budget_.seconds) return true;
+  }
+  return false;
+}
+
+std::vector<std::optional<double>> SearchContext::evaluate(const std::vector<Path>& batch) {
+  std::vector<std::string> keys;
+  std::vector<Path> fresh;
+  std::set<std::string> fresh_keys;
+  int64_t room = budget_.candidates ? *budget_.candidates - evaluated() : INT64_MAX;
+  bool out_of_time = exhausted();
+  for (const Path& p : batch) {
+    keys.push_back(space_.key(p));
+    const std::string& k = keys.back();
+    if (out_of_time || costs_.contains(k) || fresh_keys.contains(k)) continue;
+    if (static_cast<int64_t>(fresh.size()) >= room) continue;
+    fresh.push_back(p);
+    fresh_keys.insert(k);
+  }
+  if (!fresh.empty()) {
+    std::optional<double> early_stop;
+    if (best()) early_stop = 3 * best()->cost;
+    std::vector<double> costs = cost_.evaluate(fresh, early_stop);
+    for (size_t i = 0; i < fresh.size(); i++) {
+      std::string k = space_.key(fresh[i]);
+      costs_[k] = costs[i];
+      history_.push_back({fresh[i], k, costs[i]});
+      if (std::isfinite(costs[i]) && (best_ < 0 || costs[i] < history_[best_].cost))
+        best_ = static_cast<int>(history_.size()) - 1;
+    }
+  }
+  std::vector<std::optional<double>> out;
+  for (const std::string& k : keys) {
+    auto it = costs_.find(k);
+    out.push_back(it == costs_.end() ? std::nullopt : std::optional<double>(it->second));
+  }
+  return out;
+}
+
+SearchResult run_search(Strategy& strategy, SearchSpace& space, CostFunction& cost, Budget budget) {
+  SearchContext ctx(space, cost, budget);
+  strategy.search(ctx);
+  SearchResult r;
+  if (ctx.best()) r.best = *ctx.best();
+  r.history = ctx.history();
+  return r;
+}
+
+size_t pick(std::mt19937_64& rng, size_t n) { return static_cast<size_t>(rng() % n); }
+
+double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+Path random_walk(SearchSpace& space, std::mt19937_64& rng, int max_depth) {
+  Path path;
+  for (int depth = 0; depth < max_depth; depth++) {
+    std::vector<int> legal = space.actions(path);
+    size_t choice = pick(rng, legal.size() + 1);
+    if (choice == legal.size()) break;
+    path.push_back(legal[choice]);
+  }
+  return path;
+}
+
+std::vector<Path> children(SearchSpace& space, const Path& state) {
+  std::vector<Path> out;
+  for (int a : space.actions(state)) {
+    Path child = state;
+    child.push_back(a);
+    out.push_back(std::move(child));
+  }
+  return out;
+}
+
+}  // namespace tunebed::search

@@ -1,0 +1,163 @@
+// Search strategies, written against two small interfaces so that they can be tested on
+// synthetic problems and run unchanged on real kernels:
+//
+//   SearchSpace    a state is the path of actions applied from the root (for kernels: the opts
+//                  applied to the unoptimized Kernel); the space lists the actions legal at a
+//                  state and names each state by a canonical key (the opts string), so states
+//                  reached by different paths are one candidate.
+//   CostFunction   evaluates a batch of states at once (the worker pool compiles them in
+//                  parallel) and returns seconds, +inf for a candidate that failed.
+//
+// SearchContext sits between a strategy and the cost function and enforces what every strategy
+// owes the user: no state is evaluated twice (a repeat costs nothing and returns the stored
+// cost), the budget in candidates and in wall seconds (compilation included: it is the cost
+// function's time) is never exceeded, the early-stop hint is 3x the best time so far (as
+// tinygrad's beam_search passes to _time_program), and every evaluation is kept in order.
+//
+// Reproducibility: a strategy draws only from its own seeded mt19937_64 and iterates actions in
+// the space's order, so the same seed and the same costs give the same sequence of proposals. A
+// budget in seconds can only cut that sequence short at a different point.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tunebed::search {
+
+using Path = std::vector<int>;  // action ids, applied in order from the root
+
+class SearchSpace {
+ public:
+  virtual ~SearchSpace() = default;
+  // The ids of the actions legal at STATE, ascending.
+  virtual std::vector<int> actions(const Path& state) = 0;
+  // The canonical name of STATE: equal keys are the same candidate.
+  virtual std::string key(const Path& state) = 0;
+};
+
+class CostFunction {
+ public:
+  virtual ~CostFunction() = default;
+  // Seconds for each state of BATCH, +inf where the candidate failed. EARLY_STOP: a time past
+  // which the candidate cannot matter, so its measurement may stop early.
+  virtual std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double> early_stop) = 0;
+};
+
+struct Budget {
+  std::optional<int64_t> candidates;
+  std::optional<double> seconds;
+};
+
+struct Evaluated {
+  Path path;
+  std::string key;
+  double cost = 0;
+};
+
+class SearchContext {
+ public:
+  SearchContext(SearchSpace& space, CostFunction& cost, Budget budget);
+
+  SearchSpace& space() { return space_; }
+  bool seen(const Path& state) { return costs_.contains(space_.key(state)); }
+  // The cost of each state of BATCH: new states are evaluated together (those past the budget
+  // are not, and get nullopt), states seen before return their stored cost. Duplicates within
+  // the batch are evaluated once.
+  std::vector<std::optional<double>> evaluate(const std::vector<Path>& batch);
+  bool exhausted() const;
+  int64_t evaluated() const { return static_cast<int64_t>(history_.size()); }
+
+  const std::vector<Evaluated>& history() const { return history_; }  // in evaluation order
+  const Evaluated* best() const { return best_ < 0 ? nullptr : &history_[best_]; }
+
+ private:
+  SearchSpace& space_;
+  CostFunction& cost_;
+  Budget budget_;
+  std::chrono::steady_clock::time_point start_;
+  std::map<std::string, double> costs_;  // by key
+  std::vector<Evaluated> history_;
+  int best_ = -1;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::string name() const = 0;         // "beam", "random", "hill", "annealing"
+  virtual std::string params_json() const = 0;  // its parameters, for the tuning database
+  // Proposes states through CTX until it is done or the budget is spent.
+  virtual void search(SearchContext& ctx) = 0;
+};
+
+struct SearchResult {
+  std::optional<Evaluated> best;   // the cheapest finite cost; none if every candidate failed
+  std::vector<Evaluated> history;  // every evaluation, in order
+};
+SearchResult run_search(Strategy& strategy, SearchSpace& space, CostFunction& cost, Budget budget);
+
+// --- the strategies (one file each) ---
+
+// tinygrad's beam_search (opt/search.py): expand every state of the beam by every legal action,
+// keep the WIDTH fastest, stop when no child beats the beam's best by MIN_PROGRESS_S.
+struct BeamParams {
+  int width = 4;
+  double min_progress_s = 0.01e-6;  // tinygrad's BEAM_MIN_PROGRESS, 0.01 us
+};
+std::unique_ptr<Strategy> make_beam(BeamParams params);
+
+// Random walks from the root (stopping at each step with probability 1 / (legal actions + 1),
+// as core/opt's random_opts), evaluated BATCH at a time, until the budget is spent or
+// MAX_STALE_DRAWS walks in a row found nothing new.
+struct RandomParams {
+  uint64_t seed = 0;
+  int batch = 8;
+  int max_depth = 8;
+  int max_stale_draws = 256;
+};
+std::unique_ptr<Strategy> make_random(RandomParams params);
+
+// Stochastic first-improvement hill climbing: evaluate the unseen children of the current
+// state BATCH at a time in a seeded random order, move to the best of the first batch that
+// improves by MIN_PROGRESS_S; at a local optimum restart from a random walk, RESTARTS times.
+struct HillClimbParams {
+  uint64_t seed = 0;
+  int batch = 8;
+  double min_progress_s = 0.01e-6;
+  int restarts = 2;
+  int max_depth = 8;
+};
+std::unique_ptr<Strategy> make_hill_climb(HillClimbParams params);
+
+// Simulated annealing over paths: a move appends a legal action, drops the last one, or
+// replaces it. A worse state is accepted with probability exp(-(c' - c) / (T c)), a relative
+// change, so the temperature means the same for a 1 us and a 1 s kernel; T cools geometrically
+// from T_START to T_END over STEPS proposals. BATCH proposals are evaluated together and the
+// first one accepted, in order, is taken.
+struct AnnealingParams {
+  uint64_t seed = 0;
+  int batch = 8;
+  double t_start = 0.3, t_end = 0.003;
+  int64_t steps = 400;
+};
+std::unique_ptr<Strategy> make_annealing(AnnealingParams params);
+
+// --- helpers the strategies share ---
+
+// A uniform index in [0, n) and a uniform double in [0, 1), by hand so that they are the same
+// with every standard library (its distributions are implementation-defined).
+size_t pick(std::mt19937_64& rng, size_t n);
+double uniform(std::mt19937_64& rng);
+// A random walk from the root: at each step stop with probability 1 / (legal + 1), else take a
+// random legal action; at most MAX_DEPTH actions.
+Path random_walk(SearchSpace& space, std::mt19937_64& rng, int max_depth);
+// Every child of STATE (STATE plus one legal action), in action order.
+std::vector<Path> children(SearchSpace& space, const Path& state);
+
+}  // namespace tunebed::search

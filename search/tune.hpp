@@ -1,0 +1,84 @@
+// The tuning driver: one kernel, one device, one strategy, every candidate recorded.
+//
+//   1. cache    the tuning database's winner for (kernel hash, device fingerprint, action-space
+//               version) is re-verified in a worker and reused, unless `retune` (a winner that
+//               fails re-verification is stale: the kernel is tuned again);
+//   2. reference the unoptimized kernel (the root state) runs in a worker on inputs drawn from
+//               `input_seed`; its output is what every candidate is verified against;
+//   3. search   the strategy proposes states; each batch is rendered, compiled in parallel and
+//               measured one at a time by the worker pool, and every result goes to the
+//               database through a CandidateWriter. Quarantined opts (crashed or hung before on
+//               this kernel and device) are never run again. A resumed run answers committed
+//               candidates from the database, so the same seed replays the same proposals
+//               without redoing them;
+//   4. winner   the top-k correct candidates are re-timed interleaved in one worker and the
+//               lowest median wins (measure.hpp).
+//
+// The driver knows kernels only through TuneTarget: a search space whose state keys are the
+// canonical opts strings, and a render function from a state to C / OpenCL / CUDA source. For
+// real kernels those come from core/opt (search/kernel_space.hpp) and core/codegen; the tests
+// drive it with hand-written kernels.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/tuning_db.hpp"
+#include "search/job.hpp"
+#include "search/strategy.hpp"
+#include "search/worker_pool.hpp"
+
+namespace tunebed::search {
+
+struct TuneTarget {
+  results::Kernel kernel;  // hash, canonical AST text, shape summary, FLOPs, bytes, source
+  SearchSpace* space = nullptr;
+  std::string action_space_version;
+  // The source of a state; throws (any std::exception) for a state that cannot be rendered,
+  // which is recorded as a compile_error.
+  std::function<KernelSource(const Path&)> render;
+  // The state a stored opts string names, for re-verifying a cached winner; nullopt when the
+  // opts are not in this space any more.
+  std::function<std::optional<Path>(const std::string& opts)> parse;
+  std::vector<HostBuffer> buffers;  // dtypes and sizes; contents are drawn from input_seed
+  int output = 0;
+  std::vector<int32_t> vars;
+};
+
+struct TuneOptions {
+  std::string device = "cpu";
+  Budget budget;
+  TimingParams timing;
+  int top_k = 3;  // re-timed interleaved before the winner is declared
+  int retime_rounds = 10;
+  bool retune = false;
+  uint64_t seed = 0;                  // the strategy's seed, as stored with the run
+  uint64_t input_seed = 0;            // the inputs every candidate runs on
+  std::optional<int64_t> resume_run;  // continue this interrupted run instead of starting one
+  std::string tunebed_version = "0.1.0";
+  std::string git_rev;
+};
+
+struct TuneResult {
+  bool cache_hit = false;
+  std::string opts;      // the winner's
+  double median_s = 0;   // the winner's, from re-timing (or re-verification on a cache hit)
+  int64_t run_id = 0;    // 0 on a cache hit
+  int64_t measured = 0;  // candidates run in workers by this call
+  int64_t reused = 0;    // committed candidates of a resumed run, answered from the database
+  int64_t skipped_quarantined = 0;
+};
+
+// Throws results::DbError for database trouble and std::runtime_error when the reference (the
+// unoptimized kernel) itself fails: then there is nothing to verify against.
+TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, results::TuningDb& db,
+                const TuneOptions& options);
+
+// The device's fingerprint as the database stores it. Opens the device in this process only
+// long enough to read it: it must be closed again before a worker is forked (worker_pool.hpp).
+results::Device fingerprint_of(const std::string& device_spec);
+
+}  // namespace tunebed::search

@@ -1,0 +1,159 @@
+#include "search/worker.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+namespace tunebed::search {
+
+namespace {
+
+// Devices stay open for the worker's life: opening one (an OpenCL context, a CUDA context) costs
+// far more than a job, and the CPU device's thread pool is created once.
+std::shared_ptr<Device> device_for(const std::string& spec) {
+  static std::map<std::string, std::shared_ptr<Device>> open;
+  auto& dev = open[spec];
+  if (!dev) dev = open_device(spec);
+  return dev;
+}
+
+// Device buffers holding the job's data, the output poisoned so that an element the kernel never
+// stores cannot pass verification by inheriting a correct value.
+struct DeviceArgs {
+  std::vector<std::unique_ptr<Buffer>> owned;
+  std::vector<Buffer*> bufs;
+};
+
+// NaN for floats (wrong against any finite reference), 1 for integers and bool. One element is
+// written through HostBuffer and its bytes repeated: a per-element set is slow on large outputs.
+HostBuffer poisoned(DType dtype, int64_t n) {
+  HostBuffer b(dtype, n);
+  if (n == 0) return b;
+  dtype.is_float() ? b.set_float(0, NAN) : b.set_int(0, 1);
+  const size_t item = static_cast<size_t>(dtype.itemsize());
+  for (size_t filled = item; filled < b.bytes.size(); filled *= 2)
+    std::memcpy(b.bytes.data() + filled, b.bytes.data(), std::min(filled, b.bytes.size() - filled));
+  return b;
+}
+
+DeviceArgs upload(Device& device, const std::vector<HostBuffer>& buffers, std::optional<int> output) {
+  DeviceArgs args;
+  for (size_t i = 0; i < buffers.size(); i++) {
+    const HostBuffer& host = buffers[i];
+    auto buf = device.allocate(host.dtype, host.numel());
+    if (output && static_cast<int>(i) == *output) {
+      buf->copyin(poisoned(host.dtype, host.numel()));
+    } else {
+      buf->copyin(host);
+    }
+    args.bufs.push_back(buf.get());
+    args.owned.push_back(std::move(buf));
+  }
+  return args;
+}
+
+JobResult failure(CandidateStatus status, std::string message) {
+  JobResult r;
+  r.status = status;
+  r.message = std::move(message);
+  return r;
+}
+
+JobResult run_and_verify(Program& program, Device& device, const Job& job) {
+  if (job.output < 0 || job.output >= static_cast<int>(job.buffers.size()))
+    throw std::invalid_argument("output index " + std::to_string(job.output) + " is not one of the " +
+                                std::to_string(job.buffers.size()) + " buffers");
+  DeviceArgs args = upload(device, job.buffers, job.output);
+  JobResult r;
+  program.run(args.bufs, job.vars, job.kernel.dims);
+  HostBuffer out = args.bufs[job.output]->to_host();
+  if (job.reference) {
+    Verdict v = compare_output(out, *job.reference);
+    r.max_error = v.max_error;
+    if (!v.ok) {
+      r.status = CandidateStatus::wrong;
+      r.message = "wrong output: " + v.message;
+      return r;
+    }
+  }
+  if (job.return_output) r.output = std::move(out);
+  TimingParams timing = job.timing;
+  timing.warmup = std::max(0, timing.warmup - 1);  // the verified run warmed it once already
+  if (timing.runs > 0) {
+    r.samples = measure_samples([&] { return program.run(args.bufs, job.vars, job.kernel.dims); }, timing);
+    r.median = median(r.samples);
+  }
+  return r;
+}
+
+// The job's answer, and whether the worker should go on (false: the parent is gone).
+std::optional<JobResult> serve_job(int fd, const Job& job) {
+  std::unique_ptr<Program> program;
+  std::shared_ptr<Device> device;
+  double compile_ms = 0;
+  try {
+    device = device_for(job.device);
+    auto start = std::chrono::steady_clock::now();
+    program = device->compile(job.kernel.source, job.kernel.entry);
+    compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  } catch (const CompileError& e) {
+    return failure(CandidateStatus::compile_error, e.what());
+  } catch (const std::exception& e) {
+    // A device that cannot be opened or a program that cannot be loaded: the candidate never ran.
+    return failure(CandidateStatus::compile_error, e.what());
+  }
+  if (!write_frame(fd, encode_compiled(compile_ms))) return std::nullopt;
+  auto go = read_frame(fd);
+  if (!go) return std::nullopt;
+  JobResult r;
+  try {
+    r = run_and_verify(*program, *device, job);
+  } catch (const std::exception& e) {
+    // A launch the device refused (bad dims, a driver error): the candidate is broken, not the
+    // worker. A segfault does not come here; the pool sees the signal.
+    r = failure(CandidateStatus::crash, std::string("launch failed: ") + e.what());
+  }
+  r.compile_ms = compile_ms;
+  return r;
+}
+
+RetimeResult serve_retime(const RetimeJob& job) {
+  RetimeResult r;
+  try {
+    std::shared_ptr<Device> device = device_for(job.device);
+    std::vector<std::unique_ptr<Program>> programs;
+    for (const KernelSource& k : job.kernels) programs.push_back(device->compile(k.source, k.entry));
+    DeviceArgs args = upload(*device, job.buffers, std::nullopt);
+    r.retimed = interleaved_retime(static_cast<int>(programs.size()), job.rounds, [&](int i) {
+      return programs[i]->run(args.bufs, job.vars, job.kernels[i].dims);
+    });
+  } catch (const std::exception& e) {
+    r.status = CandidateStatus::crash;
+    r.message = std::string("re-timing failed: ") + e.what();
+  }
+  return r;
+}
+
+}  // namespace
+
+void serve_jobs(int fd) {
+  while (auto frame = read_frame(fd)) {
+    WireReader reader(std::move(*frame));
+    MessageKind kind = reader.kind();
+    if (kind == MessageKind::job) {
+      std::optional<JobResult> r = serve_job(fd, decode_job(reader));
+      if (!r || !write_frame(fd, encode(*r))) return;
+    } else if (kind == MessageKind::retime) {
+      if (!write_frame(fd, encode(serve_retime(decode_retime_job(reader))))) return;
+    } else {
+      throw std::runtime_error("worker got an unexpected message kind");
+    }
+  }
+}
+
+}  // namespace tunebed::search

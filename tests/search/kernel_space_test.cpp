@@ -1,0 +1,88 @@
+// KernelSpace over core/opt: the actions of a real kernel, the caps, the version string, and a
+// strategy walking it with a modelled cost (no code generation involved).
+#include "search/kernel_space.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "tests/opt/kernels.hpp"
+
+namespace tunebed::search {
+namespace {
+
+int64_t upcast_elements(const Kernel& k) {
+  int64_t up = 1;
+  for (int a : k.axes_of({AxisType::UPCAST, AxisType::UNROLL})) up *= k.full_shape()[a].to_int();
+  return up;
+}
+
+TEST(KernelSpace, ListsLegalActionsAndNamesStatesByTheirOpts) {
+  KernelSpace space(Kernel(test::named("matmul_512"), Renderer::cpu(4)));
+  std::vector<int> root = space.actions({});
+  ASSERT_GE(root.size(), 5u);
+  EXPECT_TRUE(std::ranges::is_sorted(root));
+  std::set<OptOps> ops;
+  for (int a : root) {
+    Path p{a};
+    ops.insert(space.opts(p)[0].op);
+    EXPECT_EQ(space.parse(space.key(p)), p) << space.key(p);
+    EXPECT_EQ(space.kernel(p).applied_opts(), space.opts(p));
+  }
+  EXPECT_TRUE(ops.contains(OptOps::UPCAST));
+  EXPECT_TRUE(ops.contains(OptOps::THREAD));  // the CPU renderer has cores to thread over
+  EXPECT_EQ(space.key({}), "");
+  EXPECT_EQ(space.parse("LOCAL:0:7"), std::nullopt);   // not one of the actions
+  EXPECT_EQ(space.parse("UPCAST:9:4"), std::nullopt);  // not legal on this kernel
+}
+
+TEST(KernelSpace, OptionsNarrowTheActionsAndChangeTheVersion) {
+  Kernel k(test::named("matmul_512"), Renderer::cpu(4));
+  KernelSpace all(k), upcast_only(k, {.ops = {OptOps::UPCAST, OptOps::UNROLL}, .max_upcast = 16});
+  EXPECT_LT(upcast_only.actions({}).size(), all.actions({}).size());
+  Path deep;
+  for (int step = 0; step < 3; step++) {
+    std::vector<int> next = upcast_only.actions(deep);
+    if (next.empty()) break;
+    for (int a : next) {
+      Path p = deep;
+      p.push_back(a);
+      OptOps op = upcast_only.opts(p).back().op;
+      EXPECT_TRUE(op == OptOps::UPCAST || op == OptOps::UNROLL);
+      EXPECT_LE(upcast_elements(upcast_only.kernel(p)), 16);
+    }
+    deep.push_back(next.back());
+  }
+  EXPECT_NE(all.version(), upcast_only.version());
+  EXPECT_EQ(all.version(), action_space_version({}));
+  EXPECT_EQ(all.version().rfind("actions-", 0), 0u);
+  EXPECT_THROW(action_space_version({.max_upcast = 512}), std::invalid_argument);
+}
+
+// A stand-in for measurement: more upcast elements are faster, up to 16.
+struct UpcastModel : CostFunction {
+  KernelSpace& space;
+  explicit UpcastModel(KernelSpace& s) : space(s) {}
+  std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double>) override {
+    std::vector<double> out;
+    for (const Path& p : batch)
+      out.push_back(1.0 / static_cast<double>(std::min<int64_t>(upcast_elements(space.kernel(p)), 16)));
+    return out;
+  }
+};
+
+TEST(KernelSpace, BeamWalksARealKernelToTheModelledOptimum) {
+  KernelSpace space(Kernel(test::named("matmul_512"), Renderer::cpu(4)),
+                    {.ops = {OptOps::UPCAST, OptOps::UNROLL}});
+  UpcastModel cost(space);
+  auto beam = make_beam({.width = 2});
+  SearchResult r = run_search(*beam, space, cost, {.candidates = 200});
+  ASSERT_TRUE(r.best.has_value());
+  EXPECT_DOUBLE_EQ(r.best->cost, 1.0 / 16);
+  EXPECT_FALSE(r.best->key.empty());
+  EXPECT_EQ(space.parse(r.best->key), r.best->path);
+}
+
+}  // namespace
+}  // namespace tunebed::search

@@ -1,0 +1,152 @@
+// Measurement policy without processes: interleaved re-timing under drift and noise,
+// verification rules, seeded inputs, and the wire format's round trip.
+#include "search/measure.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "search/job.hpp"
+#include "search/strategy.hpp"
+
+namespace tunebed::search {
+namespace {
+
+// A machine that slows down steadily (0.1% per launch, as a CPU heating towards its thermal
+// limit), with +-0.5% jitter and an occasional 50% spike (a preemption).
+struct DriftingClock {
+  std::mt19937_64 rng;
+  int launches = 0;
+  explicit DriftingClock(uint64_t seed) : rng(seed) {}
+  double time(double true_time) {
+    double drift = 1 + 0.001 * launches++;
+    double jitter = 1 + (uniform(rng) - 0.5) * 0.01;
+    double spike = uniform(rng) < 0.1 ? 1.5 : 1.0;
+    return true_time * drift * jitter * spike;
+  }
+};
+
+TEST(Retime, InterleavingPicksTheTrulyFasterOfTwoNearTies) {
+  const double truth[2] = {1.00, 0.99};  // candidate 1 is 1% faster
+  int wins = 0, sequential_wins = 0;
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    DriftingClock clock(seed);
+    Retimed r = interleaved_retime(2, 15, [&](int i) { return clock.time(truth[i]); });
+    ASSERT_EQ(r.samples[0].size(), 15u);
+    wins += r.winner == 1;
+
+    // The same clock, each candidate timed in one block: the drift lands on the second one.
+    DriftingClock seq(seed);
+    std::vector<double> a, b;
+    for (int k = 0; k < 16; k++) a.push_back(seq.time(truth[0]));
+    for (int k = 0; k < 16; k++) b.push_back(seq.time(truth[1]));
+    sequential_wins += median(b) < median(a);
+  }
+  EXPECT_EQ(wins, 20);
+  EXPECT_EQ(sequential_wins, 0);  // why the final top-k are re-timed interleaved
+}
+
+TEST(Measure, SamplesStopEarlyOnceClearlySlower) {
+  int launches = 0;
+  auto launch = [&] {
+    launches++;
+    return 5.0;
+  };
+  EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 10, .early_stop_s = 4.5}).size(), 1u);
+  EXPECT_EQ(launches, 3);  // two warm-ups, then one launch was enough to know
+  EXPECT_EQ(measure_samples(launch, {.warmup = 0, .runs = 10, .early_stop_s = 6}).size(), 10u);
+  EXPECT_EQ(median({5, 1, 3, 2}), 2.5);
+}
+
+HostBuffer floats(std::vector<double> v) {
+  HostBuffer b(dtypes::float32, static_cast<int64_t>(v.size()));
+  for (size_t i = 0; i < v.size(); i++) b.set_float(static_cast<int64_t>(i), v[i]);
+  return b;
+}
+
+TEST(Verify, NaNAndInfinityAreWrongOnlyWhereTheReferenceDiffers) {
+  EXPECT_TRUE(compare_output(floats({NAN, INFINITY, 1}), floats({NAN, INFINITY, 1})).ok);
+  Verdict nan = compare_output(floats({NAN, 1}), floats({0, 1}));
+  EXPECT_FALSE(nan.ok);
+  EXPECT_TRUE(std::isinf(nan.max_error));
+  EXPECT_NE(nan.message.find("element 0: nan vs reference 0"), std::string::npos) << nan.message;
+  EXPECT_FALSE(compare_output(floats({-INFINITY}), floats({INFINITY})).ok);
+  EXPECT_FALSE(compare_output(floats({1}), floats({NAN})).ok);
+}
+
+TEST(Verify, ToleranceFollowsTheDtype) {
+  EXPECT_TRUE(compare_output(floats({100.05}), floats({100})).ok);  // within rtol 1e-3
+  Verdict off = compare_output(floats({100.5}), floats({100}));
+  EXPECT_FALSE(off.ok);
+  EXPECT_NEAR(off.max_error, 0.5, 1e-4);
+  HostBuffer a(dtypes::int32, 2), b(dtypes::int32, 2);
+  a.set_int(1, 1);
+  EXPECT_FALSE(compare_output(a, b).ok);  // integers are exact
+  EXPECT_FALSE(compare_output(HostBuffer(dtypes::float32, 3), HostBuffer(dtypes::float32, 2)).ok);
+}
+
+TEST(Verify, SeededInputsAreReproducibleAndInRange) {
+  HostBuffer a(dtypes::float32, 64), b(dtypes::float32, 64), c(dtypes::float32, 64);
+  fill_random(a, 3);
+  fill_random(b, 3);
+  fill_random(c, 4);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  for (int64_t i = 0; i < a.numel(); i++) {
+    EXPECT_GE(a.get_float(i), -1);
+    EXPECT_LT(a.get_float(i), 1);
+  }
+}
+
+RC_GTEST_PROP(Wire, a_job_and_its_result_survive_the_round_trip,
+              (std::string source, std::vector<int32_t> vars)) {
+  Job job;
+  job.kernel = {source, "k", {{*rc::gen::inRange(1, 9), 1, 1}, {1, 2, 3}}};
+  job.vars = vars;
+  job.buffers = {HostBuffer(dtypes::float16, *rc::gen::inRange(0, 5)), HostBuffer(dtypes::int64, 2)};
+  job.output = 1;
+  job.reference = HostBuffer(dtypes::int64, 2);
+  job.timing.early_stop_s = 0.25;
+  WireReader r(encode(job));
+  RC_ASSERT(r.kind() == MessageKind::job);
+  Job back = decode_job(r);
+  RC_ASSERT(back.kernel.source == source);
+  RC_ASSERT(back.kernel.dims.global == job.kernel.dims.global);
+  RC_ASSERT(back.kernel.dims.local == job.kernel.dims.local);
+  RC_ASSERT(back.vars == vars);
+  RC_ASSERT(back.buffers == job.buffers);
+  RC_ASSERT(back.reference == job.reference);
+  RC_ASSERT(back.timing.early_stop_s == job.timing.early_stop_s);
+
+  JobResult res;
+  res.status = CandidateStatus::wrong;
+  res.message = source;
+  res.samples = {1e-6, 2e-6};
+  res.max_error = INFINITY;
+  WireReader rr(encode(res));
+  RC_ASSERT(rr.kind() == MessageKind::result);
+  JobResult res_back = decode_result(rr);
+  RC_ASSERT(res_back.status == res.status);
+  RC_ASSERT(res_back.message == source);
+  RC_ASSERT(res_back.samples == res.samples);
+  RC_ASSERT(res_back.max_error == res.max_error);
+  RC_ASSERT(!res_back.median.has_value());
+}
+
+TEST(Wire, ATornMessageIsAnErrorNamingTheField) {
+  std::vector<std::byte> bytes = encode(JobResult{});
+  bytes.resize(bytes.size() - 3);
+  WireReader r(bytes);
+  r.kind();
+  try {
+    decode_result(r);
+    FAIL() << "a torn message decoded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cut short"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tunebed::search

@@ -1,0 +1,194 @@
+// The strategies on synthetic spaces: a separable cost whose optimum brute force can find.
+#include "search/strategy.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+#include <thread>
+
+namespace tunebed::search {
+namespace {
+
+// D knobs of V settings each, all starting at setting 0; action d*V + v (v >= 1) sets knob d to
+// v, and a knob can be set once. Cost: 1 + sum over knobs of weight[d][setting].
+struct SeparableSpace : SearchSpace {
+  int dims, values;
+  std::vector<std::vector<int>> weight;
+
+  SeparableSpace(int d, int v, std::vector<std::vector<int>> w) : dims(d), values(v), weight(std::move(w)) {}
+
+  std::vector<int> setting(const Path& state) const {
+    std::vector<int> s(dims, 0);
+    for (int a : state) s[a / values] = a % values;
+    return s;
+  }
+  std::vector<int> actions(const Path& state) override {
+    std::vector<int> s = setting(state), legal;
+    for (int d = 0; d < dims; d++)
+      if (s[d] == 0)
+        for (int v = 1; v < values; v++) legal.push_back(d * values + v);
+    return legal;
+  }
+  std::string key(const Path& state) override {
+    std::string k;
+    for (int v : setting(state)) k += std::to_string(v) + ",";
+    return k;
+  }
+  double cost(const Path& state) const {
+    double c = 1;
+    std::vector<int> s = setting(state);
+    for (int d = 0; d < dims; d++) c += weight[d][s[d]];
+    return c;
+  }
+  double optimum() const {
+    double c = 1;
+    for (const auto& w : weight) c += *std::ranges::min_element(w);
+    return c;
+  }
+};
+
+// Evaluates through the space's cost, checking that no key is ever asked for twice.
+struct CountingCost : CostFunction {
+  SeparableSpace& space;
+  std::set<std::string> asked;
+  int64_t calls = 0, states = 0;
+  bool repeated = false;
+  std::chrono::milliseconds per_batch{0};
+
+  explicit CountingCost(SeparableSpace& s) : space(s) {}
+  std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double>) override {
+    calls++;
+    std::vector<double> out;
+    for (const Path& p : batch) {
+      states++;
+      repeated |= !asked.insert(space.key(p)).second;
+      out.push_back(space.cost(p));
+    }
+    if (per_batch.count() > 0) std::this_thread::sleep_for(per_batch);
+    return out;
+  }
+};
+
+SeparableSpace random_space(int dims, int values) {
+  std::vector<std::vector<int>> w(dims, std::vector<int>(values));
+  for (auto& row : w)
+    for (int& x : row) x = *rc::gen::inRange(0, 20);
+  return SeparableSpace(dims, values, std::move(w));
+}
+
+SeparableSpace fixed_space() {
+  return SeparableSpace(4, 4, {{9, 3, 7, 1}, {2, 8, 0, 5}, {6, 6, 4, 9}, {0, 3, 3, 1}});
+}
+
+std::vector<std::unique_ptr<Strategy>> every_strategy(uint64_t seed) {
+  std::vector<std::unique_ptr<Strategy>> s;
+  s.push_back(make_beam({.width = 2}));
+  s.push_back(make_random({.seed = seed, .batch = 3}));
+  s.push_back(make_hill_climb({.seed = seed, .batch = 3}));
+  s.push_back(make_annealing({.seed = seed, .batch = 3, .steps = 300}));
+  return s;
+}
+
+std::vector<std::string> keys_of(const SearchResult& r) {
+  std::vector<std::string> k;
+  for (const Evaluated& e : r.history) k.push_back(e.key);
+  return k;
+}
+
+RC_GTEST_PROP(Beam, finds_the_optimum_of_any_separable_cost, ()) {
+  SeparableSpace space = random_space(*rc::gen::inRange(1, 5), *rc::gen::inRange(2, 5));
+  CountingCost cost(space);
+  auto beam = make_beam({.width = *rc::gen::inRange(1, 5)});
+  SearchResult r = run_search(*beam, space, cost, {});
+  RC_ASSERT(r.best.has_value());
+  RC_ASSERT(r.best->cost == space.optimum());
+  RC_ASSERT(!cost.repeated);
+}
+
+RC_GTEST_PROP(Strategies, never_exceed_a_candidate_budget_nor_repeat_a_state, (uint64_t seed)) {
+  SeparableSpace space = random_space(4, 4);
+  int64_t budget = *rc::gen::inRange(1, 40);
+  for (auto& strategy : every_strategy(seed)) {
+    CountingCost cost(space);
+    SearchResult r = run_search(*strategy, space, cost, {.candidates = budget});
+    RC_ASSERT(cost.states <= budget);
+    RC_ASSERT(static_cast<int64_t>(r.history.size()) == cost.states);
+    RC_ASSERT(!cost.repeated);
+  }
+}
+
+TEST(Strategies, StopWithinOneBatchOfASecondsBudget) {
+  SeparableSpace space = fixed_space();
+  for (auto& strategy : every_strategy(1)) {
+    CountingCost cost(space);
+    cost.per_batch = std::chrono::milliseconds(40);  // unbudgeted, BEAM alone would take 6 batches
+    auto start = std::chrono::steady_clock::now();
+    run_search(*strategy, space, cost, {.seconds = 0.1});
+    std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    EXPECT_LT(took.count(), 0.1 + 0.04 + 0.03) << strategy->name();
+  }
+}
+
+TEST(Strategies, SameSeedAndCostsGiveTheSameProposals) {
+  SeparableSpace space = fixed_space();
+  for (uint64_t seed : {1u, 2u}) {
+    auto a = every_strategy(seed), b = every_strategy(seed);
+    for (size_t i = 0; i < a.size(); i++) {
+      CountingCost ca(space), cb(space);
+      EXPECT_EQ(keys_of(run_search(*a[i], space, ca, {.candidates = 30})),
+                keys_of(run_search(*b[i], space, cb, {.candidates = 30})))
+          << a[i]->name();
+    }
+  }
+}
+
+TEST(Strategies, ADifferentSeedGivesADifferentSequence) {
+  SeparableSpace space = fixed_space();
+  auto a = every_strategy(1), b = every_strategy(2);
+  for (size_t i = 1; i < a.size(); i++) {  // all but BEAM, which draws nothing
+    CountingCost ca(space), cb(space);
+    EXPECT_NE(keys_of(run_search(*a[i], space, ca, {.candidates = 30})),
+              keys_of(run_search(*b[i], space, cb, {.candidates = 30})))
+        << a[i]->name();
+  }
+}
+
+TEST(Strategies, RandomSearchAndAnnealingReachTheOptimumOfASmallSpace) {
+  SeparableSpace space = fixed_space();  // 4^4 = 256 states
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    CountingCost c1(space), c2(space);
+    auto random = make_random({.seed = seed, .batch = 8, .max_depth = 4});
+    EXPECT_EQ(run_search(*random, space, c1, {.candidates = 256}).best->cost, space.optimum()) << seed;
+    auto annealing = make_annealing({.seed = seed, .batch = 4, .steps = 2000});
+    EXPECT_EQ(run_search(*annealing, space, c2, {.candidates = 200}).best->cost, space.optimum()) << seed;
+  }
+}
+
+TEST(Strategies, HillClimbingImprovesOnTheRoot) {
+  SeparableSpace space = fixed_space();
+  CountingCost cost(space);
+  auto hill = make_hill_climb({.seed = 5, .batch = 2, .restarts = 0});
+  SearchResult r = run_search(*hill, space, cost, {});
+  EXPECT_LT(r.best->cost, space.cost({}));
+  // Each move takes the first improving batch of two, so it stops short of measuring all 12
+  // children of the root that BEAM would.
+  EXPECT_LT(cost.states, 1 + 12 + 9 + 6 + 3);
+}
+
+TEST(Strategies, BadParametersAreRefusedWithTheirName) {
+  try {
+    make_beam({.width = 0});
+    ADD_FAILURE() << "width 0 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("beam width"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(make_random({.batch = 0}), std::invalid_argument);
+  EXPECT_THROW(make_annealing({.t_start = 0}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tunebed::search

@@ -1,0 +1,228 @@
+// The tuning driver end to end through the worker pool and a real tuning database, on a
+// synthetic space of hand-written C kernels: the root (a slow but correct kernel) and one level
+// of variants that segfault, hang, compute a wrong answer, fail to compile, or are correct.
+#include "search/tune.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <thread>
+
+namespace tunebed::search {
+namespace {
+
+constexpr int kN = 256;
+
+// Each body fills out[0..256) from in[]; `repeat` makes a correct kernel slower.
+std::string correct(int repeat) {
+  return "  for (int r = 0; r < " + std::to_string(repeat) +
+         "; r++)\n    for (int i = 0; i < 256; i++) ((volatile float*)out)[i] = in[i] * 2.0f;";
+}
+
+using Variants = std::vector<std::pair<std::string, std::string>>;  // name, body
+
+const Variants faulty = {
+    {"segv", "  *(volatile int*)0 = 1;"},
+    {"spin", "  volatile int x = 0;\n  for (;;) x++;"},
+    {"wrong", "  for (int i = 0; i < 256; i++) out[i] = in[i] * 3.0f;"},
+    {"broken", "  out[0] = ;"},
+    {"fast", correct(1)},
+    {"slower", correct(200)},
+};
+
+// The root and one level below it: one action per variant.
+struct VariantSpace : SearchSpace {
+  Variants variants;
+  explicit VariantSpace(Variants v) : variants(std::move(v)) {}
+  std::vector<int> actions(const Path& state) override {
+    if (!state.empty()) return {};
+    std::vector<int> all;
+    for (int i = 0; i < static_cast<int>(variants.size()); i++) all.push_back(i);
+    return all;
+  }
+  std::string key(const Path& state) override { return state.empty() ? "" : "V:" + variants[state[0]].first; }
+};
+
+// Correct kernels of tens of milliseconds each, all different, for a run that the writer commits
+// in several batches (every 0.5 s) and that can be killed midway.
+Variants slow_variants(int n) {
+  Variants v;
+  for (int i = 0; i < n; i++) v.push_back({"slow" + std::to_string(i), correct(150000 + i)});
+  return v;
+}
+
+std::string kernel_source(const std::string& body) {
+  return "#include <stdint.h>\nvoid k(void* const* bufs, const int32_t* vars, int32_t core_id, int32_t "
+         "num_cores) {\n"
+         "  float* out = (float*)bufs[0];\n  const float* in = (const float*)bufs[1];\n" +
+         body + "\n}\n";
+}
+
+struct TuneDriver : ::testing::Test {
+  std::filesystem::path dir;
+  VariantSpace space{faulty};
+  TuneTarget target;
+
+  void SetUp() override {
+    dir = std::filesystem::temp_directory_path() / ("tunebed_tune_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    target.kernel = {.hash = "synthetic0001",
+                     .ast = "SINK(synthetic)",
+                     .shape = "256 f32",
+                     .flops = kN,
+                     .bytes = 8 * kN,
+                     .source = "tune_test"};
+    target.space = &space;
+    target.action_space_version = "test-v1";
+    target.render = [this](const Path& p) {
+      return KernelSource{kernel_source(p.empty() ? correct(50) : space.variants[p[0]].second), "k", {}};
+    };
+    target.parse = [this](const std::string& opts) -> std::optional<Path> {
+      if (opts.empty()) return Path{};
+      for (int i = 0; i < static_cast<int>(space.variants.size()); i++)
+        if (opts == space.key({i})) return Path{i};
+      return std::nullopt;
+    };
+    target.buffers = {HostBuffer(dtypes::float32, kN), HostBuffer(dtypes::float32, kN)};
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+
+  TuneOptions options() const {
+    TuneOptions o;
+    o.timing = {.warmup = 1, .runs = 3, .early_stop_s = std::nullopt, .timeout_s = 0.5};
+    o.retime_rounds = 5;
+    o.seed = 1;
+    return o;
+  }
+  std::string db_path() const { return (dir / "tuning.db").string(); }
+};
+
+TEST_F(TuneDriver, FaultsAreRecordedQuarantinedAndACorrectKernelWins) {
+  WorkerPool pool({.workers = 2});
+  auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::create);
+  auto beam = make_beam({.width = 2});
+  TuneResult r = tune(target, *beam, pool, db, options());
+  EXPECT_FALSE(r.cache_hit);
+  EXPECT_EQ(r.opts, "V:fast");
+  EXPECT_EQ(r.measured, 1 + 6);  // the root, then every variant
+
+  std::map<std::string, results::FailureRow> failures;
+  for (const results::FailureRow& f : db.failures()) failures[f.opts] = f;
+  ASSERT_EQ(failures.size(), 4u);
+  EXPECT_EQ(failures["V:segv"].status, CandidateStatus::crash);
+  EXPECT_NE(failures["V:segv"].error.find("SIGSEGV"), std::string::npos) << failures["V:segv"].error;
+  EXPECT_TRUE(failures["V:segv"].quarantined);
+  EXPECT_EQ(failures["V:spin"].status, CandidateStatus::timeout);
+  EXPECT_TRUE(failures["V:spin"].quarantined);
+  EXPECT_EQ(failures["V:wrong"].status, CandidateStatus::wrong);
+  EXPECT_FALSE(failures["V:wrong"].quarantined);
+  EXPECT_EQ(failures["V:broken"].status, CandidateStatus::compile_error);
+  EXPECT_NE(failures["V:broken"].error.find("expected expression"), std::string::npos)
+      << failures["V:broken"].error;
+
+  std::vector<results::BestRow> best = db.best();
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].opts, "V:fast");
+  EXPECT_EQ(db.run(r.run_id).status, results::RunStatus::completed);
+  EXPECT_TRUE(db.integrity_check().empty());
+}
+
+TEST_F(TuneDriver, TheSecondTuningIsACacheHitAndRetuneSkipsTheQuarantined) {
+  WorkerPool pool({.workers = 2});
+  auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::create);
+  auto beam = make_beam({.width = 2});
+  tune(target, *beam, pool, db, options());
+
+  TuneResult again = tune(target, *beam, pool, db, options());
+  EXPECT_TRUE(again.cache_hit);
+  EXPECT_EQ(again.opts, "V:fast");
+  EXPECT_GT(again.median_s, 0);
+  EXPECT_EQ(db.runs().size(), 1u);  // no new run
+
+  TuneOptions retune = options();
+  retune.retune = true;
+  TuneResult fresh = tune(target, *beam, pool, db, retune);
+  EXPECT_FALSE(fresh.cache_hit);
+  EXPECT_EQ(fresh.skipped_quarantined, 2);  // the segfault and the endless loop did not run again
+  EXPECT_EQ(fresh.measured, 1 + 4);
+  for (const results::CommittedCandidate& c : db.candidates_of_run(fresh.run_id))
+    EXPECT_TRUE(c.opts != "V:segv" && c.opts != "V:spin") << c.opts;
+}
+
+TEST_F(TuneDriver, AResumedRunDoesNotRedoCommittedCandidates) {
+  WorkerPool pool({.workers = 2});
+  auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::create);
+  auto beam = make_beam({.width = 2});
+  TuneOptions first = options();
+  first.budget.candidates = 3;
+  TuneResult cut = tune(target, *beam, pool, db, first);
+  ASSERT_EQ(db.candidates_of_run(cut.run_id).size(), 3u);
+  // A process killed with SIGKILL leaves its run 'running'; that is what resume picks up.
+  db.db()
+      .prepare("UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?")
+      .bind_all(cut.run_id)
+      .run();
+
+  TuneOptions resume = options();
+  resume.resume_run = cut.run_id;
+  TuneResult r = tune(target, *beam, pool, db, resume);
+  EXPECT_EQ(r.run_id, cut.run_id);
+  EXPECT_EQ(r.reused, 3);
+  EXPECT_EQ(r.measured, 7 - 3);
+  EXPECT_EQ(r.opts, "V:fast");
+  std::map<std::string, int> seen;
+  for (const results::CommittedCandidate& c : db.candidates_of_run(cut.run_id)) seen[c.opts]++;
+  EXPECT_EQ(seen.size(), 7u);
+  for (const auto& [opts, n] : seen) EXPECT_EQ(n, 1) << opts;
+  EXPECT_EQ(db.run(cut.run_id).status, results::RunStatus::completed);
+}
+
+TEST_F(TuneDriver, ARunKilledWithSIGKILLResumesWithEveryCommittedCandidateOnce) {
+  space.variants = slow_variants(12);
+  results::TuningDb::open(db_path(), results::TuningDb::Mode::create);  // the schema, before the fork
+  auto beam = make_beam({.width = 2});
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The tuning process: its own pool and connection; killed before it can finish.
+    WorkerPool pool({.workers = 2});
+    auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::existing);
+    tune(target, *beam, pool, db, options());
+    ::_exit(0);
+  }
+  auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::existing);
+  auto committed = [&] { return db.db().query_int("SELECT count(*) FROM candidates"); };
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (committed() < 3 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the tuning process finished before it could be killed";
+  const int64_t before = committed();
+  ASSERT_GE(before, 3);
+  ASSERT_LT(before, 13);
+  std::vector<results::Run> runs = db.runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].status, results::RunStatus::running);  // nobody could mark it
+
+  WorkerPool pool({.workers = 2});
+  TuneOptions resume = options();
+  resume.resume_run = runs[0].id;
+  TuneResult r = tune(target, *beam, pool, db, resume);
+  EXPECT_EQ(r.reused, before);
+  EXPECT_EQ(r.measured, 13 - before);
+  std::map<std::string, int> seen;
+  for (const results::CommittedCandidate& c : db.candidates_of_run(runs[0].id)) seen[c.opts]++;
+  EXPECT_EQ(seen.size(), 13u);
+  for (const auto& [opts, n] : seen) EXPECT_EQ(n, 1) << opts;
+  EXPECT_EQ(db.run(runs[0].id).status, results::RunStatus::completed);
+  EXPECT_TRUE(db.integrity_check().empty());
+}
+
+}  // namespace
+}  // namespace tunebed::search

@@ -1,0 +1,137 @@
+// Fault injection through the real worker pool: hand-written C kernels in the CPU ABI that
+// segfault, loop forever, compute a wrong answer, fail to compile, or are correct.
+#include "search/worker_pool.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+namespace tunebed::search {
+namespace {
+
+constexpr int kN = 256;
+
+std::string kernel(const std::string& name, const std::string& body) {
+  return "#include <stdint.h>\nvoid " + name +
+         "(void* const* bufs, const int32_t* vars, int32_t core_id, int32_t num_cores) {\n"
+         "  float* out = (float*)bufs[0];\n  const float* in = (const float*)bufs[1];\n" +
+         body + "\n}\n";
+}
+
+const std::string add_one_body = "  for (int i = 0; i < 256; i++) out[i] = in[i] + 1.0f;";
+
+Job job_for(const std::string& name, const std::string& body, double timeout_s = 5) {
+  Job job;
+  job.kernel = {kernel(name, body), name, {}};
+  HostBuffer in(dtypes::float32, kN);
+  fill_random(in, 7);
+  job.buffers = {HostBuffer(dtypes::float32, kN), in};
+  job.output = 0;
+  HostBuffer ref(dtypes::float32, kN);
+  for (int i = 0; i < kN; i++) ref.set_float(i, static_cast<float>(in.get_float(i)) + 1.0f);
+  job.reference = ref;
+  job.timing = {.warmup = 1, .runs = 3, .early_stop_s = std::nullopt, .timeout_s = timeout_s};
+  return job;
+}
+
+TEST(WorkerPool, RecordsEveryFaultAndTheCorrectKernelWins) {
+  WorkerPool pool({.workers = 2});
+  std::vector<Job> jobs = {
+      job_for("segv", "  *(volatile int*)0 = 1;"),
+      job_for("spin", "  volatile int x = 0;\n  for (;;) x++;", 1.0),
+      job_for("off_by_one", "  for (int i = 0; i < 256; i++) out[i] = in[i] + 2.0f;"),
+      job_for("broken", "  this is not C;"),
+      job_for("add_one", add_one_body),
+  };
+  std::vector<JobResult> r = pool.run(jobs);
+  ASSERT_EQ(r.size(), jobs.size());
+
+  EXPECT_EQ(r[0].status, CandidateStatus::crash) << r[0].message;
+  EXPECT_NE(r[0].message.find("SIGSEGV"), std::string::npos) << r[0].message;
+  EXPECT_TRUE(r[0].compile_ms.has_value());  // it compiled, then died running
+
+  EXPECT_EQ(r[1].status, CandidateStatus::timeout) << r[1].message;
+  EXPECT_NE(r[1].message.find("running took longer than 1 s"), std::string::npos) << r[1].message;
+
+  EXPECT_EQ(r[2].status, CandidateStatus::wrong) << r[2].message;
+  ASSERT_TRUE(r[2].max_error.has_value());
+  EXPECT_NEAR(*r[2].max_error, 1.0, 1e-6);
+  EXPECT_NE(r[2].message.find("element 0"), std::string::npos) << r[2].message;
+
+  EXPECT_EQ(r[3].status, CandidateStatus::compile_error) << r[3].message;
+  EXPECT_NE(r[3].message.find("error"), std::string::npos) << r[3].message;  // clang's diagnostic
+
+  EXPECT_EQ(r[4].status, CandidateStatus::ok) << r[4].message;
+  EXPECT_EQ(r[4].samples.size(), 3u);
+  ASSERT_TRUE(r[4].median.has_value());
+  EXPECT_GT(*r[4].median, 0);
+  EXPECT_EQ(*r[4].max_error, 0);
+
+  int winner = -1;
+  for (int i = 0; i < static_cast<int>(r.size()); i++)
+    if (r[i].status == CandidateStatus::ok && (winner < 0 || *r[i].median < *r[winner].median)) winner = i;
+  EXPECT_EQ(winner, 4);
+  EXPECT_EQ(pool.stats().workers_replaced, 2);  // the segfault and the endless loop
+
+  // The replaced workers serve the next batch.
+  std::vector<JobResult> again =
+      pool.run({job_for("add_one", add_one_body), job_for("add_one", add_one_body)});
+  EXPECT_EQ(again[0].status, CandidateStatus::ok) << again[0].message;
+  EXPECT_EQ(again[1].status, CandidateStatus::ok) << again[1].message;
+}
+
+TEST(WorkerPool, AnUnwrittenOutputElementIsWrong) {
+  WorkerPool pool({.workers = 1});
+  JobResult r = pool.run({job_for("skip_last", "  for (int i = 0; i < 255; i++) out[i] = in[i] + 1.0f;")})[0];
+  EXPECT_EQ(r.status, CandidateStatus::wrong);
+  EXPECT_NE(r.message.find("element 255: nan"), std::string::npos) << r.message;
+}
+
+TEST(WorkerPool, TrapIsACrashNamingItsSignal) {
+  WorkerPool pool({.workers = 1});
+  Job job = job_for("aborts", "  __builtin_trap();");
+  JobResult r = pool.run({job})[0];
+  EXPECT_EQ(r.status, CandidateStatus::crash);
+  EXPECT_NE(r.message.find("SIGILL"), std::string::npos) << r.message;  // ud2 on x86
+}
+
+TEST(WorkerPool, EarlyStopCutsTimingOfASlowCandidate) {
+  WorkerPool pool({.workers = 1});
+  Job job = job_for("add_one", add_one_body);
+  job.timing.runs = 20;
+  job.timing.early_stop_s = 0.0;  // everything is slower than that
+  JobResult r = pool.run({job})[0];
+  ASSERT_EQ(r.status, CandidateStatus::ok) << r.message;
+  EXPECT_EQ(r.samples.size(), 1u);
+}
+
+TEST(WorkerPool, ReturnsTheOutputWhenAsked) {
+  WorkerPool pool({.workers = 1});
+  Job job = job_for("add_one", add_one_body);
+  HostBuffer expected = *job.reference;
+  job.reference.reset();
+  job.return_output = true;
+  JobResult r = pool.run({job})[0];
+  ASSERT_EQ(r.status, CandidateStatus::ok) << r.message;
+  ASSERT_TRUE(r.output.has_value());
+  EXPECT_EQ(*r.output, expected);
+}
+
+TEST(WorkerPool, RetimeRunsEveryKernelInterleaved) {
+  WorkerPool pool({.workers = 1});
+  Job a = job_for("add_one", add_one_body);
+  RetimeJob job;
+  job.kernels = {a.kernel,
+                 job_for("add_one_slow", "  for (int r = 0; r < 200; r++)\n" + add_one_body).kernel};
+  job.buffers = a.buffers;
+  job.rounds = 5;
+  RetimeResult r = pool.retime(job);
+  ASSERT_EQ(r.status, CandidateStatus::ok) << r.message;
+  ASSERT_EQ(r.retimed.samples.size(), 2u);
+  EXPECT_EQ(r.retimed.samples[0].size(), 5u);
+  EXPECT_EQ(r.retimed.winner, 0);
+}
+
+}  // namespace
+}  // namespace tunebed::search

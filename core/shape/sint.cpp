@@ -3,7 +3,6 @@
 
 #include <stdexcept>
 
-#include "core/ir/text.hpp"
 #include "core/symbolic/symbolic.hpp"
 
 namespace tunebed {

@@ -69,9 +69,9 @@ ShapeTracker apply_op(const ShapeTracker& st, const std::string& text) {
     std::vector<bool> axes(st.shape().size());
     for (int64_t a : ints()) {
       if (a < 0 || a >= static_cast<int64_t>(axes.size()))
-        throw ShapeError("flip: axis " + std::to_string(a) + " out of range for " +
+        throw ViewError("flip: axis " + std::to_string(a) + " out of range for " +
                          std::to_string(axes.size()) + " dimensions");
-      if (axes[a]) throw ShapeError("flip: axis " + std::to_string(a) + " given twice");
+      if (axes[a]) throw ViewError("flip: axis " + std::to_string(a) + " given twice");
       axes[a] = true;
     }
     return st.flip(axes);
@@ -143,7 +143,7 @@ int run(const std::vector<std::string>& args) {
       st = apply_op(st, ops[i]);
     } catch (const UsageError& e) {
       throw UsageError("op " + std::to_string(i + 1) + " " + e.what());
-    } catch (const std::exception& e) {  // ShapeError, or sizes that overflow int64
+    } catch (const std::exception& e) {  // ViewError, or sizes that overflow int64
       throw UsageError("op " + std::to_string(i + 1) + " " + ops[i] + " on shape " + to_string(st.shape()) +
                        ": " + e.what());
     }

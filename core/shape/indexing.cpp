@@ -9,7 +9,7 @@ namespace tunebed {
 
 std::pair<UOp, UOp> View::to_indexed_uops(const std::vector<UOp>& idxs, const UOp& valid, DType dtype) const {
   if (idxs.size() != ndim())
-    throw ShapeError("to_indexed_uops: " + std::to_string(idxs.size()) + " index expressions for " +
+    throw ViewError("to_indexed_uops: " + std::to_string(idxs.size()) + " index expressions for " +
                      std::to_string(ndim()) + " dimensions");
   UOp iexpr = offset_.to_uop(dtype), vexpr = valid;
   for (size_t i = 0; i < ndim(); i++) {

@@ -42,7 +42,7 @@ ShapeTracker ShapeTracker::flip(const std::vector<bool>& axes) const {
 namespace {
 
 const ArgTuple& tuple_arg(const char* op, const Arg& a) {
-  if (!a.is_tuple()) throw ShapeError(std::string(op) + ": expected a tuple argument, got " + print_arg(a));
+  if (!a.is_tuple()) throw ViewError(std::string(op) + ": expected a tuple argument, got " + print_arg(a));
   return a.as_tuple();
 }
 
@@ -50,7 +50,7 @@ Shape shape_arg(const char* op, const Arg& a) {
   Shape s;
   for (const Arg& x : tuple_arg(op, a)) {
     if (!x.is<int64_t>() && !x.is<UOp>())
-      throw ShapeError(std::string(op) + ": expected sizes, got " + print_arg(a));
+      throw ViewError(std::string(op) + ": expected sizes, got " + print_arg(a));
     s.push_back(sint_from_arg(x));
   }
   return s;
@@ -60,7 +60,7 @@ Mask pairs_arg(const char* op, const Arg& a) {
   Mask m;
   for (const Arg& x : tuple_arg(op, a)) {
     if (!x.is_tuple() || x.as_tuple().size() != 2)
-      throw ShapeError(std::string(op) + ": expected pairs, got " + print_arg(a));
+      throw ViewError(std::string(op) + ": expected pairs, got " + print_arg(a));
     Shape p = shape_arg(op, x);
     m.emplace_back(p[0], p[1]);
   }
@@ -84,13 +84,13 @@ ShapeTracker ShapeTracker::mop(Ops op, const Arg& arg) const {
     case Ops::FLIP: {
       std::vector<bool> axes;
       for (const Arg& x : tuple_arg("flip", arg)) {
-        if (!x.is<bool>()) throw ShapeError("flip: expected a tuple of bools, got " + print_arg(arg));
+        if (!x.is<bool>()) throw ViewError("flip: expected a tuple of bools, got " + print_arg(arg));
         axes.push_back(x.as_bool());
       }
       return flip(axes);
     }
     default:
-      throw ShapeError(std::string(op_name(op)) + " is not a movement op");
+      throw ViewError(std::string(op_name(op)) + " is not a movement op");
   }
 }
 

@@ -31,7 +31,7 @@ class ShapeTracker : public ArgObject {
   int64_t size() const { return views_.back().size(); }
   bool contiguous() const { return views_.size() == 1 && views_[0].contiguous(); }
 
-  // Movement ops; each throws ShapeError, naming the op, for an argument illegal for this shape.
+  // Movement ops; each throws ViewError, naming the op, for an argument illegal for this shape.
   ShapeTracker reshape(const Shape& new_shape) const;
   ShapeTracker permute(const std::vector<int64_t>& axis) const;
   ShapeTracker expand(const Shape& new_shape) const;

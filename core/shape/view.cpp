@@ -19,7 +19,7 @@ std::string range_text(const sint& b, const sint& e) { return to_string(b) + ":"
 
 void check_rank(const char* op, size_t got, size_t want) {
   if (got != want)
-    throw ShapeError(std::string(op) + ": expected " + std::to_string(want) + " axes, got " +
+    throw ViewError(std::string(op) + ": expected " + std::to_string(want) + " axes, got " +
                      std::to_string(got));
 }
 
@@ -47,10 +47,10 @@ std::vector<sint> unravel(const Shape& shape, const sint& offset) {
 
 View View::create(Shape shape, std::optional<Shape> strides, sint offset, std::optional<Mask> mask) {
   for (const sint& s : shape)
-    if (!resolve(le(0, s))) throw ShapeError("view: negative dimension in shape " + to_string(shape));
+    if (!resolve(le(0, s))) throw ViewError("view: negative dimension in shape " + to_string(shape));
   Shape st = strides ? std::move(*strides) : strides_for_shape(shape);
   if (st.size() != shape.size() || (mask && mask->size() != shape.size()))
-    throw ShapeError("view: shape, strides and mask of different ranks");
+    throw ViewError("view: shape, strides and mask of different ranks");
   for (size_t i = 0; i < shape.size(); i++)
     if (shape[i] == sint(1)) st[i] = 0;
 
@@ -130,7 +130,7 @@ View View::pad(const Mask& arg) const {
   for (size_t i = 0; i < ndim(); i++) {
     const auto& [b, e] = arg[i];
     if (b.is_int() && e.is_int() && (b.to_int() < 0 || e.to_int() < 0))
-      throw ShapeError("pad: axis " + std::to_string(i) + ": negative padding " + range_text(b, e));
+      throw ViewError("pad: axis " + std::to_string(i) + ": negative padding " + range_text(b, e));
     any = any || resolve(ne(b, 0)) || resolve(ne(e, 0));
   }
   if (!any) return *this;
@@ -148,7 +148,7 @@ View View::shrink(const Mask& arg) const {
     const auto& [b, e] = arg[i];
     bool legal = resolve(le(0, b)) && resolve(le(b, e)) && resolve(le(e, shape_[i]));
     if (!legal)
-      throw ShapeError("shrink: axis " + std::to_string(i) + ": " + range_text(b, e) +
+      throw ViewError("shrink: axis " + std::to_string(i) + ": " + range_text(b, e) +
                        " is not within 0:" + to_string(shape_[i]));
   }
   return unsafe_resize(arg, std::nullopt);
@@ -158,7 +158,7 @@ View View::expand(const Shape& new_shape) const {
   check_rank("expand", new_shape.size(), ndim());
   for (size_t i = 0; i < ndim(); i++)
     if (!(resolve(eq(shape_[i], new_shape[i])) || shape_[i] == sint(1)))
-      throw ShapeError("expand: axis " + std::to_string(i) + " has size " + to_string(shape_[i]) +
+      throw ViewError("expand: axis " + std::to_string(i) + " has size " + to_string(shape_[i]) +
                        ", only size 1 expands (to " + to_string(new_shape[i]) + ")");
   if (has_zero(shape_)) return create(new_shape);
   std::optional<Mask> mask = mask_;
@@ -175,7 +175,7 @@ View View::permute(const std::vector<int64_t>& axis) const {
   std::vector<bool> seen(ndim());
   for (int64_t a : axis) {
     if (a < 0 || a >= static_cast<int64_t>(ndim()) || seen[a])
-      throw ShapeError("permute: not a permutation of 0.." +
+      throw ViewError("permute: not a permutation of 0.." +
                        std::to_string(static_cast<int64_t>(ndim()) - 1));
     seen[a] = true;
   }

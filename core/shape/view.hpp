@@ -52,7 +52,7 @@ namespace tunebed {
 
 // An illegal movement op (wrong rank, out-of-range shrink, a size mismatch in reshape, ...). The
 // message starts with the op's name and says what was wrong.
-class ShapeError : public std::invalid_argument {
+class ViewError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
@@ -80,7 +80,7 @@ class View {
   size_t ndim() const { return shape_.size(); }
   int64_t size() const;  // number of elements; symbolic dimensions count at their maximum
 
-  // Movement ops. Each throws ShapeError for an argument illegal for this shape.
+  // Movement ops. Each throws ViewError for an argument illegal for this shape.
   View pad(const Mask& before_after) const;
   View shrink(const Mask& begin_end) const;
   View expand(const Shape& new_shape) const;

@@ -105,10 +105,10 @@ std::optional<View> View::reshape(const Shape& new_shape) const {
   if (shape_ == new_shape) return *this;
   for (const sint& s : new_shape)
     if (s.is_int() && s.to_int() < 0)
-      throw ShapeError("reshape: negative dimension in " + to_string(new_shape));
+      throw ViewError("reshape: negative dimension in " + to_string(new_shape));
   bool self_all_int = all_int(shape_);
   if (self_all_int && resolve(ne(prod(shape_), prod(new_shape)), false))
-    throw ShapeError("reshape: size mismatch, " + to_string(shape_) + " has " + to_string(prod(shape_)) +
+    throw ViewError("reshape: size mismatch, " + to_string(shape_) + " has " + to_string(prod(shape_)) +
                      " elements, " + to_string(new_shape) + " has " + to_string(prod(new_shape)));
   if (std::any_of(shape_.begin(), shape_.end(), [](const sint& s) { return s == sint(0); }))
     return create(new_shape);

@@ -44,14 +44,14 @@ TEST(ViewCreate, EmptyShapeIsContiguousWithZeroStrides) {
   EXPECT_EQ(v.repr(), "View(shape=(3, 0, 2), strides=(0, 0, 0), offset=0, mask=None, contiguous=True)");
 }
 
-TEST(ViewCreate, NegativeDimensionIsRejected) { EXPECT_THROW(View::create({4, -1}), ShapeError); }
+TEST(ViewCreate, NegativeDimensionIsRejected) { EXPECT_THROW(View::create({4, -1}), ViewError); }
 
 // ---- illegal ops name the op and the reason ------------------------------------------------------
 
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const ShapeError& e) {
+  } catch (const ViewError& e) {
     return e.what();
   }
   return "no error";
@@ -233,7 +233,7 @@ TEST_F(Symbolic, PaddedIndexIsValidUpToTheVariable) {
 }
 
 TEST_F(Symbolic, IllegalShrinkIsRejectedWhenProvable) {
-  EXPECT_THROW(base({N, 4}).shrink({{0, N + 1}, {0, 4}}), ShapeError);
+  EXPECT_THROW(base({N, 4}).shrink({{0, N + 1}, {0, 4}}), ViewError);
 }
 
 }  // namespace

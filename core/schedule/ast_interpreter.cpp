@@ -1,0 +1,401 @@
+// The AST interpreter (see ast_interpreter.hpp): a direct, index-by-index evaluation of a kernel.
+#include "core/schedule/ast_interpreter.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <unordered_map>
+
+#include "core/ir/exec_alu.hpp"
+#include "core/schedule/uop_st.hpp"
+
+namespace tunebed {
+namespace {
+
+using sched::view_st;
+
+[[noreturn]] void fail(const UOp& u, const std::string& what) {
+  throw AstInterpreterError(std::string(op_name(u.op())) + ": " + what);
+}
+
+// An index expression (over RANGE leaves, arg = axis) flattened into evaluation order, with the
+// DEFINE_VARs already bound. Index arithmetic is integer and runs once per element and view, so
+// the integer ops are computed here directly, each result wrapped to its dtype as exec_alu does
+// (C's truncating division, x//0 == 0, x%0 == x); anything else goes through exec_alu.
+class IndexProgram {
+ public:
+  IndexProgram(const UOp& root, const VarVals& vars) {
+    std::unordered_map<const UOpNode*, int> at;
+    for (const UOp& u : root.toposort()) {
+      Node n{u.op(), u.dtype(), {}, -1, 0};
+      for (const UOp& s : u.src()) n.src.push_back(at.at(s.get()));
+      if (u.op() == Ops::RANGE)
+        n.axis = u.arg().as_int();
+      else if (u.op() == Ops::CONST)
+        n.value = ConstValue::of(u).i;
+      else if (u.op() == Ops::DEFINE_VAR)
+        n.value = var_value(u, vars);
+      else if (!GroupOp::ALU.contains(u.op()) && u.op() != Ops::CAST)
+        fail(u, "not an index expression");
+      if (u.dtype().is_float()) fail(u, "a float in an index expression");
+      at.emplace(u.get(), static_cast<int>(nodes_.size()));
+      nodes_.push_back(std::move(n));
+    }
+    values_.resize(nodes_.size());
+  }
+
+  static int64_t var_value(const UOp& v, const VarVals& vars) {
+    const std::string& name = v.arg().as_tuple().at(0).as_string();
+    auto it = vars.find(name);
+    const int64_t x = it == vars.end() ? v.vmin() : it->second;
+    if (x < v.vmin() || x > v.vmax())
+      throw AstInterpreterError("variable " + name + "=" + std::to_string(x) + " is outside [" +
+                                std::to_string(v.vmin()) + ", " + std::to_string(v.vmax()) + "]");
+    return x;
+  }
+
+  int64_t eval(const int64_t* idx) const {
+    for (size_t k = 0; k < nodes_.size(); k++) {
+      const Node& n = nodes_[k];
+      if (n.op == Ops::RANGE) {
+        values_[k] = idx[n.axis];
+        continue;
+      }
+      if (n.src.empty()) {
+        values_[k] = n.value;
+        continue;
+      }
+      const int64_t a = values_[static_cast<size_t>(n.src[0])];
+      const int64_t b = n.src.size() > 1 ? values_[static_cast<size_t>(n.src[1])] : 0;
+      int64_t r;
+      switch (n.op) {
+        case Ops::ADD:
+          r = static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+          break;
+        case Ops::MUL:
+          r = static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+          break;
+        case Ops::IDIV:
+          r = b == 0 ? 0 : (b == -1 ? static_cast<int64_t>(0 - static_cast<uint64_t>(a)) : a / b);
+          break;
+        case Ops::MOD:
+          r = b == 0 ? a : (b == -1 ? 0 : a % b);
+          break;
+        case Ops::MAX:
+          r = std::max(a, b);
+          break;
+        case Ops::CMPLT:
+          r = a < b;
+          break;
+        case Ops::CMPNE:
+          r = a != b;
+          break;
+        case Ops::AND:
+          r = a & b;
+          break;
+        case Ops::OR:
+          r = a | b;
+          break;
+        case Ops::XOR:
+          r = a ^ b;
+          break;
+        case Ops::WHERE:
+          r = a ? b : values_[static_cast<size_t>(n.src[2])];
+          break;
+        default: {
+          std::array<ConstValue, 3> ops;
+          for (size_t i = 0; i < n.src.size(); i++) {
+            const Node& s = nodes_[static_cast<size_t>(n.src[i])];
+            ops[i] = ConstValue::integer(s.dtype, values_[static_cast<size_t>(n.src[i])]);
+          }
+          values_[k] = exec_alu(n.op, n.dtype, std::span(ops.data(), n.src.size())).i;
+          continue;
+        }
+      }
+      values_[k] = n.dtype.is_bool() ? r : wrap_int(r, n.dtype);
+    }
+    return values_.back();
+  }
+
+ private:
+  struct Node {
+    Ops op;
+    DType dtype;
+    std::vector<int> src;
+    int64_t axis;
+    int64_t value;
+  };
+  std::vector<Node> nodes_;
+  mutable std::vector<int64_t> values_;
+};
+
+int64_t concrete(const sint& s, const VarVals& vars) {
+  return s.is_int() ? s.to_int() : IndexProgram(s.uop(), vars).eval(nullptr);
+}
+
+// One VIEW of the AST: its shape and its (index, valid) expressions.
+struct ViewIndex {
+  std::vector<int64_t> shape;
+  IndexProgram idx, valid;
+};
+
+ViewIndex make_view_index(const ShapeTracker& st, const VarVals& vars) {
+  auto [idx, valid] = st.to_indexed_uops();
+  std::vector<int64_t> shape;
+  for (const sint& s : st.shape()) shape.push_back(concrete(s, vars));
+  return {shape, IndexProgram(idx, vars), IndexProgram(valid, vars)};
+}
+
+// tinygrad's threefry2x32 (uop/symbolic.py), on the uint64 bit patterns of x and key.
+uint64_t threefry2x32(uint64_t x, uint64_t key) {
+  const uint32_t key0 = static_cast<uint32_t>(key), key1 = static_cast<uint32_t>(key >> 32);
+  const std::array<uint32_t, 3> ks{key1, key0 ^ key1 ^ 0x1BD11BDAu, key0};
+  const int rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+  uint32_t x0 = static_cast<uint32_t>(x) + ks[2], x1 = static_cast<uint32_t>(x >> 32) + ks[0];
+  for (uint32_t i = 0; i < 5; i++) {
+    for (int r : rotations[i % 2]) {
+      x0 += x1;
+      x1 = x0 ^ ((x1 << r) | (x1 >> (32 - r)));
+    }
+    x0 += ks[i % 3];
+    x1 += ks[(i + 1) % 3] + i + 1;
+  }
+  return (static_cast<uint64_t>(x1) << 32) | x0;
+}
+
+ConstValue read(const HostBuffer& b, int64_t pos, const DType& as) {
+  return b.dtype.is_float() ? ConstValue::real(as, b.get_float(pos))
+                            : ConstValue::integer(as, b.get_int(pos));
+}
+
+void write(HostBuffer& b, int64_t pos, const ConstValue& v) {
+  if (b.dtype.is_float())
+    b.set_float(pos, v.as_double());
+  else if (v.dtype.is_float())
+    b.set_float(pos, v.f);
+  else
+    b.set_int(pos, v.i);
+}
+
+ConstValue bitcast(const ConstValue& v, const DType& to) {
+  HostBuffer from(v.dtype, 1), out(to, 1);
+  write(from, 0, v);
+  if (from.bytes.size() != out.bytes.size())
+    throw AstInterpreterError("BITCAST between dtypes of different sizes");
+  out.bytes = from.bytes;
+  return read(out, 0, to);
+}
+
+ConstValue identity_element(Ops op, const DType& d) {
+  if (op == Ops::ADD) return d.is_float() ? ConstValue::real(d, 0) : ConstValue::integer(d, 0);
+  if (op == Ops::MUL) return d.is_float() ? ConstValue::real(d, 1) : ConstValue::integer(d, 1);
+  return d.is_float() ? ConstValue::real(d, d.min_value()) : ConstValue::integer(d, d.int_min());
+}
+
+// One kernel, compiled: the AST's nodes in evaluation order with their sources as indices, each
+// VIEW's index programs, and per node a cached value stamped with the index it was computed at.
+class KernelRun {
+ public:
+  KernelRun(const UOp& ast, const std::vector<HostBuffer*>& bufs, const VarVals& vars)
+      : bufs_(bufs), vars_(vars) {
+    std::unordered_map<const UOpNode*, int> at;
+    for (const UOp& u : ast.toposort()) {
+      Node n{u, {}, -1, nullptr, {}};
+      for (const UOp& s : u.src()) n.src.push_back(at.at(s.get()));
+      if (u.op() == Ops::REDUCE_AXIS) n.axes = sched::reduce_axes(u);
+      if (u.op() == Ops::VIEW && u.arg().try_object<ShapeTracker>()) {
+        views_.push_back(make_view_index(view_st(u), vars));
+        const std::vector<int64_t>& shape = views_.back().shape;
+        if (full_shape_.size() < shape.size()) full_shape_.resize(shape.size(), 1);
+        for (size_t i = 0; i < shape.size(); i++) full_shape_[i] = std::max(full_shape_[i], shape[i]);
+      }
+      at.emplace(u.get(), static_cast<int>(nodes_.size()));
+      nodes_.push_back(std::move(n));
+    }
+    // the view and buffer each LOAD, STORE and VALID reads through (older form: beside the buffer)
+    int view_count = 0;
+    for (Node& n : nodes_) {
+      if (n.u.op() == Ops::VIEW && n.u.arg().try_object<ShapeTracker>()) n.view = view_count++;
+    }
+    for (Node& n : nodes_) {
+      const Ops op = n.u.op();
+      if (op != Ops::LOAD && op != Ops::STORE && op != Ops::VALID) continue;
+      for (int s : n.src) {
+        const Node& src = nodes_[static_cast<size_t>(s)];
+        if (src.u.op() == Ops::VIEW && src.view >= 0) n.view = src.view;
+        if (src.u.op() == Ops::DEFINE_GLOBAL) n.buffer = &buffer(src.u);
+        if (src.u.op() == Ops::VIEW && !src.u.src().empty() && src.u.src(0).op() == Ops::DEFINE_GLOBAL)
+          n.buffer = &buffer(src.u.src(0));
+      }
+      if (n.view < 0) fail(n.u, "no VIEW with a ShapeTracker");
+      if (op != Ops::VALID && !n.buffer) fail(n.u, "no DEFINE_GLOBAL");
+    }
+    idx_.assign(full_shape_.size(), 0);
+    scratch_.assign(full_shape_.size(), 0);
+    values_.resize(nodes_.size());
+    stamps_.assign(nodes_.size(), UINT64_MAX);
+  }
+
+  void run() {
+    const Node& sink = nodes_.back();
+    for (int s : sink.src) {
+      if (nodes_[static_cast<size_t>(s)].u.op() != Ops::STORE)
+        fail(nodes_[static_cast<size_t>(s)].u, "a kernel AST is a SINK of STOREs");
+      store(nodes_[static_cast<size_t>(s)]);
+    }
+  }
+
+ private:
+  struct Node {
+    UOp u;
+    std::vector<int> src;
+    int view;                   // VIEW: its index into views_; LOAD/STORE/VALID: the view they use
+    HostBuffer* buffer;         // LOAD/STORE: the buffer
+    std::vector<int64_t> axes;  // REDUCE_AXIS: the reduced axes
+  };
+
+  void store(const Node& st) {
+    const std::vector<int64_t>& shape = views_[static_cast<size_t>(st.view)].shape;
+    std::vector<int64_t> at(shape.size(), 0);
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return;
+    for (;;) {
+      std::copy(at.begin(), at.end(), idx_.begin());
+      epoch_++;
+      auto [pos, ok] = locate(st.view);
+      if (ok) {
+        check_bounds(st.u, *st.buffer, pos);
+        write(*st.buffer, pos, eval(st.src.back()));
+      }
+      size_t d = shape.size();
+      while (d > 0 && ++at[d - 1] == shape[d - 1]) at[--d] = 0;
+      if (d == 0) break;
+    }
+  }
+
+  HostBuffer& buffer(const UOp& g) {
+    const int64_t i = g.arg().as_int();
+    if (i < 0 || static_cast<size_t>(i) >= bufs_.size() || !bufs_[static_cast<size_t>(i)])
+      throw AstInterpreterError("DEFINE_GLOBAL " + std::to_string(i) + ": no buffer given");
+    return *bufs_[static_cast<size_t>(i)];
+  }
+
+  static void check_bounds(const UOp& u, const HostBuffer& b, int64_t pos) {
+    if (pos < 0 || pos >= b.numel())
+      fail(u, "position " + std::to_string(pos) + " is outside its buffer of " + std::to_string(b.numel()));
+  }
+
+  // The position a view maps the current index to, and whether it is valid there. An axis the
+  // view has as 1 (a reduced axis of the output) reads index 0.
+  std::pair<int64_t, bool> locate(int view) {
+    const ViewIndex& vi = views_[static_cast<size_t>(view)];
+    for (size_t i = 0; i < vi.shape.size(); i++) scratch_[i] = vi.shape[i] == 1 ? 0 : idx_[i];
+    if (!vi.valid.eval(scratch_.data())) return {0, false};
+    return {vi.idx.eval(scratch_.data()), true};
+  }
+
+  const ConstValue& eval(int k) {
+    const size_t i = static_cast<size_t>(k);
+    if (stamps_[i] != epoch_) {
+      ConstValue v = compute(nodes_[i]);
+      values_[i] = v;
+      stamps_[i] = epoch_;
+    }
+    return values_[i];
+  }
+
+  ConstValue compute(const Node& n) {
+    const UOp& u = n.u;
+    switch (u.op()) {
+      case Ops::CONST:
+        return ConstValue::of(u);
+      case Ops::DEFINE_VAR:
+        return ConstValue::integer(u.dtype(), IndexProgram::var_value(u, vars_));
+      case Ops::VALID:
+        return ConstValue::integer(dtypes::bool_, locate(n.view).second);
+      case Ops::LOAD: {
+        auto [pos, ok] = locate(n.view);
+        if (!ok)
+          return u.dtype().is_float() ? ConstValue::real(u.dtype(), 0) : ConstValue::integer(u.dtype(), 0);
+        check_bounds(u, *n.buffer, pos);
+        return read(*n.buffer, pos, u.dtype());
+      }
+      case Ops::REDUCE_AXIS:
+        return reduce(n);
+      case Ops::WHERE:
+        return eval(n.src[0]).truthy() ? eval(n.src[1]) : eval(n.src[2]);
+      case Ops::BITCAST:
+        return bitcast(eval(n.src[0]), u.dtype());
+      case Ops::THREEFRY:
+        return ConstValue::integer(
+            u.dtype(), static_cast<int64_t>(threefry2x32(static_cast<uint64_t>(eval(n.src[0]).i),
+                                                         static_cast<uint64_t>(eval(n.src[1]).i))));
+      default:
+        break;
+    }
+    if (!GroupOp::ALU.contains(u.op()) && u.op() != Ops::CAST)
+      fail(u, "not supported by the AST interpreter");
+    std::array<ConstValue, 3> ops;
+    for (size_t i = 0; i < n.src.size(); i++) ops[i] = eval(n.src[i]);
+    return exec_alu(u.op(), u.dtype(), std::span(ops.data(), n.src.size()));
+  }
+
+  // Loops over the reduced axes (each over the full shape's extent) with the other axes fixed.
+  ConstValue reduce(const Node& n) {
+    const Ops op = sched::reduce_op(n.u);
+    const std::vector<int64_t>& axes = n.axes;
+    const std::vector<int64_t> saved = idx_;
+    ConstValue acc = identity_element(op, n.u.dtype());
+    for (int64_t a : axes) {
+      if (a < 0 || static_cast<size_t>(a) >= idx_.size())
+        fail(n.u, "axis " + std::to_string(a) + " out of range");
+      if (full_shape_[static_cast<size_t>(a)] == 0) return acc;
+      idx_[static_cast<size_t>(a)] = 0;
+    }
+    for (;;) {
+      epoch_++;
+      const std::array<ConstValue, 2> pair{acc, eval(n.src[0])};
+      acc = exec_alu(op, n.u.dtype(), pair);
+      size_t k = axes.size();
+      while (k > 0) {
+        const size_t a = static_cast<size_t>(axes[k - 1]);
+        if (++idx_[a] < full_shape_[a]) break;
+        idx_[a] = 0;
+        k--;
+      }
+      if (k == 0) break;
+    }
+    idx_ = saved;
+    epoch_++;
+    return acc;
+  }
+
+  const std::vector<HostBuffer*>& bufs_;
+  const VarVals& vars_;
+  std::vector<Node> nodes_;
+  std::vector<ViewIndex> views_;
+  std::vector<int64_t> full_shape_, idx_, scratch_;
+  std::vector<ConstValue> values_;
+  std::vector<uint64_t> stamps_;
+  uint64_t epoch_ = 0;
+};
+
+}  // namespace
+
+void run_kernel_ast(const UOp& ast, const std::vector<HostBuffer*>& bufs, const VarVals& vars) {
+  if (ast.op() != Ops::SINK) fail(ast, "a kernel AST is a SINK of STOREs");
+  KernelRun(ast, bufs, vars).run();
+}
+
+std::vector<std::pair<DType, int64_t>> ast_buffer_specs(const UOp& ast) {
+  std::vector<std::pair<DType, int64_t>> specs;
+  for (const UOp& u : ast.toposort()) {
+    if (u.op() != Ops::DEFINE_GLOBAL) continue;
+    const int64_t i = u.arg().as_int();
+    if (i < 0) fail(u, "negative index");
+    if (specs.size() <= static_cast<size_t>(i)) specs.resize(static_cast<size_t>(i) + 1, {dtypes::void_, 0});
+    specs[static_cast<size_t>(i)] = {u.dtype().base().scalar_type(), u.dtype().size};
+  }
+  return specs;
+}
+
+}  // namespace tunebed

@@ -1,0 +1,50 @@
+// The AST interpreter: runs one kernel AST directly on host buffers, with no code generation.
+// It separates scheduler bugs from codegen bugs: if the schedule run here matches the reference
+// interpreter, a wrong compiled kernel is codegen's fault.
+//
+// A kernel iterates its full shape (the largest extent of every axis over the AST's views). Each
+// STORE visits the indices of its own view's shape; values are computed per index: a LOAD reads
+// its buffer at the position its ShapeTracker's index expression gives (0 where the valid
+// expression is false), a REDUCE_AXIS loops over its axes, ALU ops follow exec_alu (core/ir), and
+// index expressions come from core/shape's to_indexed_uops, evaluated exactly with exec_alu too.
+//
+// Besides the seed's form (LOAD(VIEW(DEFINE_GLOBAL)), STORE(VIEW(DEFINE_GLOBAL), x)) it runs
+// tinygrad's older dataset form: LOAD(DEFINE_GLOBAL, VIEW), STORE(DEFINE_GLOBAL, VIEW, x),
+// CONST(VIEW), VALID(VIEW), DEFINE_VAR in shapes (bound to given values, else their minimum: a
+// dataset kernel's buffers were sized for the values it ran with, which the minimum never exceeds).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/ir/host_buffer.hpp"
+#include "core/ir/uop.hpp"
+#include "core/schedule/schedule.hpp"
+
+namespace tunebed {
+
+// An AST the interpreter cannot run: the message names the op and what was wrong.
+class AstInterpreterError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+using VarVals = std::map<std::string, int64_t>;
+
+// Runs `ast` (a SINK of STOREs). bufs[i] is the buffer of DEFINE_GLOBAL i; STOREs write into it.
+void run_kernel_ast(const UOp& ast, const std::vector<HostBuffer*>& bufs, const VarVals& vars = {});
+
+// The buffers an AST's DEFINE_GLOBALs need, by arg: (element dtype, size in elements).
+std::vector<std::pair<DType, int64_t>> ast_buffer_specs(const UOp& ast);
+
+// Runs a schedule item by item. `buffers` holds the data of the graph's input BUFFERs (by UNIQUE
+// id); buffers the schedule creates are added, zero-filled before their kernel runs.
+void run_schedule(const Schedule& schedule, BufferData& buffers);
+
+// The elements (C order) of one of Schedule::outputs after run_schedule.
+HostBuffer read_output(const UOp& output, const BufferData& buffers);
+
+}  // namespace tunebed

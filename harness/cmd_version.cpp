@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/build_info.hpp"
 #include "harness/cli.hpp"
 
 // Set by harness/CMakeLists.txt on this file only.
@@ -13,6 +14,11 @@
 #endif
 
 namespace tunebed::cli {
+
+std::string build_version() { return TUNEBED_VERSION; }
+std::string build_git_rev() { return TUNEBED_GIT_REV; }
+std::string build_compiler() { return TUNEBED_COMPILER; }
+
 namespace {
 
 const std::vector<std::pair<std::string, std::string>> kFields = {

@@ -1,0 +1,53 @@
+// The pass tables of core/codegen and what their rules share. Internal to the folder: codegen.hpp
+// is the interface.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "core/codegen/codegen.hpp"
+#include "core/rewrite/graph_rewrite.hpp"
+
+namespace tunebed::codegen_detail {
+
+// ---- lowerer.cpp ---------------------------------------------------------------------------
+struct IndexContext {
+  std::vector<AxisType> axis_types;
+  std::vector<UOp> idxs;                // the index of each axis in the current (sub)block
+  int64_t start = 0;                    // RANGE args of this block are start + axis
+  std::shared_ptr<int64_t> next_start;  // shared by all blocks: every block's ranges are distinct
+};
+const PatternMatcher& pm_lowerer();
+// The shape of an AST node: its VIEW's, its sources', or its source's with the reduced axes 1.
+Shape ast_shape(const UOp& u);
+
+// ---- expander.cpp --------------------------------------------------------------------------
+const PatternMatcher& gep_pushing();
+const PatternMatcher& expander();
+
+// ---- devectorizer.cpp ----------------------------------------------------------------------
+struct ReduceContext {
+  int64_t acc_num = 0;
+};
+const PatternMatcher& pm_reduce();  // context: ReduceContext
+const PatternMatcher& devectorize();
+const PatternMatcher& load_store_folding();  // context: Renderer
+const PatternMatcher& pm_render();
+
+// ---- decompositions.cpp -------------------------------------------------------------------
+const PatternMatcher& pm_decompositions();  // THREEFRY into 32-bit integer ops
+
+// ---- helpers shared by the passes ----------------------------------------------------------
+UOp gep(const UOp& x, std::vector<int64_t> lanes);  // GEP, or x itself for the identity
+UOp broadcast(const UOp& x, int n);                 // VECTORIZE(x, x, ...), or x for n == 1
+UOp vectorize(const std::vector<UOp>& lanes);       // VECTORIZE, or the lane itself for one
+// The lane i of x when it can be read off without a rewrite (a VECTORIZE source, a scalar), else
+// GEP(x, i).
+UOp lane(const UOp& x, int64_t i);
+
+// The ranges a STORE ends: its RANGE sources after the index and the value.
+std::vector<UOp> ended_ranges(const UOp& store);
+
+}  // namespace tunebed::codegen_detail

@@ -1,0 +1,61 @@
+#include "search/kernel_target.hpp"
+
+#include <cstdio>
+
+#include "core/codegen/codegen.hpp"
+#include "core/ir/text.hpp"
+#include "core/opt/heuristic.hpp"
+#include "core/opt/kernel.hpp"
+
+namespace tunebed::search {
+
+namespace {
+
+std::string hex(uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// The AST without its KernelInfo: what the kernel computes, not how it was last optimized.
+UOp strip_info(const UOp& ast) { return ast.arg().is_none() ? ast : ast.with_arg(Arg()); }
+
+}  // namespace
+
+std::string shape_summary(const UOp& ast) {
+  Kernel k(ast, Renderer::cpu(1));
+  std::string s;
+  for (const sint& d : k.full_shape()) s += (s.empty() ? "" : "x") + to_string(d);
+  const UOp& store = ast.src(0);
+  return s + " " + std::string(scalar_name(store.src(1).dtype().scalar));
+}
+
+KernelTarget::KernelTarget(const UOp& ast, const std::string& source, const std::string& device,
+                           ActionSpaceOptions options)
+    : ast_(strip_info(ast)) {
+  Renderer renderer = Renderer::for_device(device);
+  root_ = std::make_unique<Kernel>(ast_, renderer);
+  space_ = std::make_unique<KernelSpace>(*root_, std::move(options));
+  std::string text = print_uop(ast_);
+  target_.kernel = results::Kernel{0, hex(ast_.hash()), text, shape_summary(ast_), 0, 0, source};
+  target_.space = space_.get();
+  target_.action_space_version = space_->version();
+  target_.render = [this, renderer](const Path& state) {
+    ProgramSpec p = get_program(space_->kernel(state).get_optimized_ast(), renderer);
+    KernelSource src{p.source, p.name, {}};
+    src.dims.global = {p.num_cores, 1, 1};
+    return src;
+  };
+  target_.parse = [this](const std::string& opts) { return space_->parse(opts); };
+  ProgramSpec plain = get_program(root_->get_optimized_ast(), renderer);
+  for (const DType& g : plain.globals) target_.buffers.emplace_back(g.base(), g.size);
+  target_.output = 0;
+}
+
+KernelTarget::~KernelTarget() = default;
+
+std::string KernelTarget::hand_coded_opts() const {
+  return to_string(hand_coded_optimizations(*root_));
+}
+
+}  // namespace tunebed::search

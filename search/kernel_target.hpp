@@ -1,0 +1,44 @@
+// A kernel AST as a tuning target: what tune() (tune.hpp) needs of a real kernel, built from
+// core/opt (the Kernel and its search space) and core/codegen (the source of each state).
+//
+//   state (opts path) ─ KernelSpace::kernel ─► Kernel with those opts
+//                     ─ get_optimized_ast ──► optimized AST (KernelInfo with axis types)
+//                     ─ get_program ────────► C source in the CPU ABI, num_cores for THREAD
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/ir/uop.hpp"
+#include "search/kernel_space.hpp"
+#include "search/tune.hpp"
+
+namespace tunebed::search {
+
+// Owns the root Kernel and its space; `target` points into them, so a KernelTarget stays put.
+class KernelTarget {
+ public:
+  // AST: a kernel's SINK (its KernelInfo, if any, is ignored). SOURCE says where it came from
+  // (a workload spec, a file:line). DEVICE: "cpu" (the only target codegen renders for now).
+  KernelTarget(const UOp& ast, const std::string& source, const std::string& device,
+               ActionSpaceOptions options = {});
+  ~KernelTarget();
+  KernelTarget(const KernelTarget&) = delete;
+  KernelTarget& operator=(const KernelTarget&) = delete;
+
+  TuneTarget& target() { return target_; }
+  KernelSpace& space() { return *space_; }
+  // The opts tinygrad's hand-coded heuristics pick for this kernel, as an opts string.
+  std::string hand_coded_opts() const;
+
+ private:
+  UOp ast_;
+  std::unique_ptr<Kernel> root_;
+  std::unique_ptr<KernelSpace> space_;
+  TuneTarget target_;
+};
+
+// "512x512x512 float32": the kernel's full shape and the dtype it stores.
+std::string shape_summary(const UOp& ast);
+
+}  // namespace tunebed::search

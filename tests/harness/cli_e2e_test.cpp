@@ -10,34 +10,12 @@
 #include <iterator>
 #include <string>
 
+#include "tests/harness/run_tunebed.hpp"
+
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-// Runs `tunebed ARGS` through the shell; stderr goes to a temporary file so it stays separate.
-Result tunebed(const std::string& args) {
-  char err_path[] = "/tmp/tunebed-test-XXXXXX";
-  int fd = mkstemp(err_path);
-  EXPECT_NE(fd, -1);
-  close(fd);
-  std::string command = std::string(TUNEBED_EXE) + " " + args + " 2>" + err_path + " </dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr);
-  Result result{-1, "", ""};
-  char buffer[4096];
-  std::size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_path);
-  result.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
-  std::filesystem::remove(err_path);
-  return result;
-}
+using tunebed::testing::Result;
+using tunebed::testing::tunebed;
 
 TEST(CliE2E, HelpListsVersionCommand) {
   Result r = tunebed("--help");

@@ -1,6 +1,8 @@
 #include "tests/codegen/clang_check.hpp"
 
 #include <cstdlib>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -12,7 +14,7 @@ std::string clang_warnings(const std::vector<std::string>& sources) {
   const char* clang = std::getenv("TUNEBED_CLANG");
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() /
-      ("tunebed_codegen_warnings_" +
+      ("tunebed_codegen_warnings_" + std::to_string(::getpid()) + "_" +
        std::to_string(std::hash<std::string>{}(sources.empty() ? "" : sources[0])));
   std::filesystem::create_directories(dir);
   std::vector<std::string> argv{clang && *clang ? clang : "clang", "-Wall", "-Werror", "-fsyntax-only"};

@@ -70,6 +70,9 @@ struct TuneDriver : ::testing::Test {
   void SetUp() override {
     dir = std::filesystem::temp_directory_path() / ("tunebed_tune_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
+    // A compile cache of its own: with a warm shared cache every candidate compiled instantly and
+    // the SIGKILL test's run could finish before it was killed.
+    ::setenv("TUNEBED_CACHE_DIR", (dir / "cache").c_str(), 1);
     target.kernel = {.hash = "synthetic0001",
                      .ast = "SINK(synthetic)",
                      .shape = "256 f32",

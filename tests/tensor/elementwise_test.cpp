@@ -5,15 +5,13 @@
 #include <cmath>
 
 #include "core/tensor/tensor.hpp"
+#include "tests/tensor/values.hpp"
 
 namespace tunebed {
 namespace {
 
-using V = std::vector<double>;
-
 Tensor f32(const V& v, const Shape& s) { return Tensor::from_values(v, s, dtypes::float32); }
 Tensor i32(const V& v, const Shape& s) { return Tensor::from_values(v, s, dtypes::int32); }
-V vals(Tensor t) { return t.values<double>(); }
 
 void expect_near(const V& got, const V& want, double tol = 1e-6) {
   ASSERT_EQ(got.size(), want.size());

@@ -2,20 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "core/tensor/tensor.hpp"
+#include "tests/tensor/values.hpp"
 
 namespace tunebed {
 namespace {
-
-using V = std::vector<double>;
-
-V vals(Tensor t) { return t.values<double>(); }
-Tensor iota(const Shape& s, DType d = dtypes::float32) {
-  int64_t n = 1;
-  for (int64_t x : s) n *= x;
-  V v(n);
-  for (int64_t k = 0; k < n; k++) v[k] = static_cast<double>(k);
-  return Tensor::from_values(v, s, d);
-}
 
 TEST(TensorMovement, ReshapeInfersOneDim) {
   const Tensor x = iota({2, 3}).reshape({3, -1});

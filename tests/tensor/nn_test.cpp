@@ -4,20 +4,10 @@
 #include <cmath>
 
 #include "core/tensor/tensor.hpp"
+#include "tests/tensor/values.hpp"
 
 namespace tunebed {
 namespace {
-
-using V = std::vector<double>;
-
-V vals(Tensor t) { return t.values<double>(); }
-Tensor iota(const Shape& s, DType d = dtypes::float32) {
-  int64_t n = 1;
-  for (int64_t x : s) n *= x;
-  V v(n);
-  for (int64_t k = 0; k < n; k++) v[k] = static_cast<double>(k);
-  return Tensor::from_values(v, s, d);
-}
 
 TEST(TensorNN, MatmulAndDot) {
   const Tensor a = Tensor::from_values({1, 2, 3, 4}, {2, 2}), b = Tensor::from_values({5, 6, 7, 8}, {2, 2});

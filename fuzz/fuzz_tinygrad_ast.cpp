@@ -58,7 +58,7 @@ void check_import(std::string_view text) {
   }
   check_canonical(k.ast, "imported kernel");
   if (!k.ast.arg().is_none()) report("the imported SINK kept an arg", print_uop(k.ast));
-  if (imports::kernel_hash(parse_uop(print_uop(k.ast))) != imports::kernel_hash(k.ast))
+  if (kernel_hash(parse_uop(print_uop(k.ast))) != kernel_hash(k.ast))
     report("the kernel hash changed through its text", print_uop(k.ast));
   // The seed's form is a fixed point: importing the imported kernel changes nothing.
   if (!(imports::from_tinygrad(k.ast).ast == k.ast))

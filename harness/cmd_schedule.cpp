@@ -1,22 +1,16 @@
 // `tunebed schedule WORKLOAD [--json]`: the kernels the scheduler cuts a workload into, each with
 // its AST in canonical text, its hash and its buffers, and the kernel count.
-#include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "core/ir/text.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/workloads.hpp"
 #include "harness/cli.hpp"
 
 namespace tunebed::cli {
 namespace {
-
-std::string hex(uint64_t h) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
 
 std::string quoted(const std::string& s) {
   std::string out = "\"";
@@ -46,7 +40,7 @@ void print_text(const std::string& spec, const Schedule& s) {
   for (size_t k = 0; k < s.items.size(); k++) {
     const ScheduleItem& item = s.items[k];
     std::cout << "kernel " << k << (item.is_copy() ? " (copy)" : "") << "  hash "
-              << hex(kernel_hash(item.ast)) << "\n";
+              << kernel_hash(item.ast) << "\n";
     for (size_t i = 0; i < item.bufs.size(); i++) {
       const BufferInfo b = info(item.bufs[i]);
       std::cout << "  buf " << i << ": BUFFER(" << b.id << ") " << b.dtype << "[" << b.size << "] on "
@@ -63,7 +57,7 @@ void print_json(const std::string& spec, const Schedule& s) {
     const ScheduleItem& item = s.items[k];
     std::cout << (k ? ", " : "") << "{\"index\": " << k
               << ", \"copy\": " << (item.is_copy() ? "true" : "false") << ", \"hash\": \""
-              << hex(kernel_hash(item.ast)) << "\", \"buffers\": [";
+              << kernel_hash(item.ast) << "\", \"buffers\": [";
     for (size_t i = 0; i < item.bufs.size(); i++) {
       const BufferInfo b = info(item.bufs[i]);
       std::cout << (i ? ", " : "") << "{\"id\": " << b.id << ", \"dtype\": " << quoted(b.dtype)

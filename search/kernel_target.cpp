@@ -1,6 +1,5 @@
 #include "search/kernel_target.hpp"
 
-#include <cstdio>
 
 #include "core/codegen/codegen.hpp"
 #include "core/ir/text.hpp"
@@ -10,12 +9,6 @@
 namespace tunebed::search {
 
 namespace {
-
-std::string hex(uint64_t h) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
 
 // The AST without its KernelInfo: what the kernel computes, not how it was last optimized.
 UOp strip_info(const UOp& ast) { return ast.arg().is_none() ? ast : ast.with_arg(Arg()); }
@@ -37,7 +30,7 @@ KernelTarget::KernelTarget(const UOp& ast, const std::string& source, const std:
   root_ = std::make_unique<Kernel>(ast_, renderer);
   space_ = std::make_unique<KernelSpace>(*root_, std::move(options));
   std::string text = print_uop(ast_);
-  target_.kernel = results::Kernel{0, hex(ast_.hash()), text, shape_summary(ast_), 0, 0, source};
+  target_.kernel = results::Kernel{0, kernel_hash(ast_), text, shape_summary(ast_), 0, 0, source};
   target_.space = space_.get();
   target_.action_space_version = space_->version();
   target_.render = [this, renderer](const Path& state) {

@@ -1,16 +1,10 @@
-// Measurement policy: how a candidate's time and correctness are decided.
+// Measurement policy: how a candidate's time is decided (its correctness: core/engine/check.hpp).
 //
 // Timing (measure_samples). A kernel's first launches pay for cold caches, page faults and lazy
 // driver work, so `warmup` launches are thrown away; the figure is the median of `runs` launches,
 // which a single preempted launch cannot move. Like tinygrad's _time_program, timing stops early
 // once the fastest sample so far is slower than `early_stop_s` (the search passes 3x its best):
 // a candidate that cannot win does not get to spend the whole budget proving it.
-//
-// Verification (compare_output). Every candidate's output is compared with the reference output
-// (the unoptimized kernel's, on the same inputs) with a tolerance that follows the dtype: exact
-// for integers and bool, |out - ref| <= atol + rtol * |ref| for floats, looser for the 16-bit
-// floats. A NaN or infinity where the reference has a finite value is wrong whatever the
-// tolerance; NaN where the reference is NaN and the same infinity are equal.
 //
 // Re-timing (interleaved_retime). Timings drift: clocks boost and throttle, another process
 // wakes up. Timing the top-k one after another gives the drift to whoever ran during the quiet
@@ -24,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core/ir/host_buffer.hpp"
+#include "core/engine/check.hpp"
 
 namespace tunebed::search {
 
@@ -43,23 +37,6 @@ struct TimingParams {
 std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params);
 
 double median(std::vector<double> samples);  // of a non-empty list; the mean of the middle two if even
-
-struct Tolerance {
-  double atol = 0, rtol = 0;
-};
-Tolerance tolerance_for(DType dtype);
-
-struct Verdict {
-  bool ok = true;
-  double max_error = 0;  // the largest |out - ref| over finite pairs (inf where NaN/Inf mismatch)
-  std::string message;   // empty when ok: "element 17: 3.5 vs reference 3 (tolerance 1e-4)"
-};
-// OUT and REF must have the same dtype and length (a mismatch is a wrong answer, said so).
-Verdict compare_output(const HostBuffer& out, const HostBuffer& ref);
-
-// Fills BUF with values drawn from SEED: floats uniform in [-1, 1), integers in [-8, 8) (so
-// sums and products stay exact), bool 0/1. The same seed gives the same bytes everywhere.
-void fill_random(HostBuffer& buf, uint64_t seed);
 
 struct Retimed {
   std::vector<std::vector<double>> samples;  // per candidate, in measurement order

@@ -1,9 +1,7 @@
 #include "core/imports/tinygrad_ast.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
-#include "core/ir/hash.hpp"
 #include "core/ir/text.hpp"
 #include "core/ir/tinygrad_text.hpp"
 #include "core/rewrite/graph_rewrite.hpp"
@@ -126,12 +124,6 @@ ImportedKernel from_tinygrad(const UOp& parsed) {
 
 ImportedKernel parse_tinygrad_kernel(std::string_view text) {
   return from_tinygrad(parse_tinygrad_uop(text));
-}
-
-std::string kernel_hash(const UOp& ast) {
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash_bytes(print_uop(ast))));
-  return hex;
 }
 
 }  // namespace tunebed::imports

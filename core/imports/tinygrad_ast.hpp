@@ -51,10 +51,5 @@ ImportedKernel parse_tinygrad_kernel(std::string_view text);
 // text core/opt's parse_opts reads). Throws ImportError for something that is not an Opt.
 std::string opts_text(const Arg& applied_opts);
 
-// The key of a kernel in the tuning database: 16 lowercase hex digits of the FNV-1a hash
-// (core/ir/hash.hpp) of the canonical text print_uop(ast). The text, not the UOp's structural
-// hash, is hashed so that anyone holding the stored text can recompute the key, and so that the
-// key changes exactly when the canonical form does.
-std::string kernel_hash(const UOp& ast);
 
 }  // namespace tunebed::imports

@@ -1,9 +1,11 @@
 #include "core/ir/text.hpp"
 
+#include "core/ir/hash.hpp"
 #include "core/ir/text_parser.hpp"
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <unordered_map>
@@ -188,6 +190,12 @@ DType parse_dtype(std::string_view text) {
   DType d = p.dtype();
   p.expect_end();
   return d;
+}
+
+std::string kernel_hash(const UOp& ast) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash_bytes(print_uop(ast))));
+  return hex;
 }
 
 }  // namespace tunebed

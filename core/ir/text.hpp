@@ -30,6 +30,11 @@ class ParseError : public std::runtime_error {
 };
 
 std::string print_uop(const UOp& root);
+// The key of a kernel everywhere (schedule, tuning database, imports, fuzz findings): 16 lowercase
+// hex digits of the FNV-1a hash (core/ir/hash.hpp) of print_uop(ast). The text, not the UOp's
+// structural hash, is hashed so that anyone holding the stored text can recompute the key, and so
+// that the key changes exactly when the canonical form does.
+std::string kernel_hash(const UOp& ast);
 UOp parse_uop(std::string_view text);
 
 std::string print_arg(const Arg& a);       // args that hold no UOps

@@ -41,16 +41,16 @@ DeviceSpec parse_device_spec(const std::string& spec) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   DeviceSpec out;
   if (backend == "cpu")
-    out.backend = Backend::Cpu;
+    out.kind = DeviceKind::Cpu;
   else if (backend == "opencl")
-    out.backend = Backend::OpenCL;
+    out.kind = DeviceKind::OpenCL;
   else if (backend == "cuda")
-    out.backend = Backend::Cuda;
+    out.kind = DeviceKind::Cuda;
   else
     throw DeviceError("unknown device '" + spec + "': " + usage);
   if (colon == std::string::npos) return out;
 
-  if (out.backend == Backend::Cpu) throw DeviceError("bad device '" + spec + "': cpu takes no index");
+  if (out.kind == DeviceKind::Cpu) throw DeviceError("bad device '" + spec + "': cpu takes no index");
   const std::string digits = spec.substr(colon + 1);
   int index = -1;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
@@ -68,18 +68,18 @@ std::shared_ptr<Device> open_device(const std::string& spec) {
   static std::map<std::string, std::weak_ptr<Device>> open;
   const std::lock_guard lock(mutex);
   std::shared_ptr<Device> device;
-  switch (parsed.backend) {
-    case Backend::Cpu:
+  switch (parsed.kind) {
+    case DeviceKind::Cpu:
       if ((device = open["cpu"].lock())) return device;
       device = open_cpu_device();
       break;
-    case Backend::OpenCL: {
+    case DeviceKind::OpenCL: {
       const int index = parsed.index ? *parsed.index : default_opencl_device();
       if ((device = open["opencl:" + std::to_string(index)].lock())) return device;
       device = open_opencl_device(index);
       break;
     }
-    case Backend::Cuda:
+    case DeviceKind::Cuda:
       if ((device = open["cuda:" + std::to_string(parsed.index.value_or(0))].lock())) return device;
       device = open_cuda_device(parsed.index.value_or(0));
       break;

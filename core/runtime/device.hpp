@@ -81,10 +81,10 @@ class CompileError : public std::runtime_error {
   std::string log_, source_;
 };
 
-enum class Backend { Cpu, OpenCL, Cuda };
+enum class DeviceKind { Cpu, OpenCL, Cuda };
 
 struct DeviceSpec {
-  Backend backend = Backend::Cpu;
+  DeviceKind kind = DeviceKind::Cpu;
   std::optional<int> index;  // opencl:N, cuda:N; none for cpu
 };
 DeviceSpec parse_device_spec(const std::string& spec);  // throws DeviceError naming the spec

@@ -74,6 +74,5 @@ Schedule create_schedule(const std::vector<UOp>& outputs) {
 }
 
 std::string kernel_text(const UOp& ast) { return print_uop(ast); }
-uint64_t kernel_hash(const UOp& ast) { return ast.hash(); }
 
 }  // namespace tunebed

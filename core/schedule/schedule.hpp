@@ -50,7 +50,6 @@ struct Schedule {
 // several tensors. Throws ScheduleError for a graph that cannot be scheduled.
 Schedule create_schedule(const std::vector<UOp>& outputs);
 
-std::string kernel_text(const UOp& ast);  // the canonical text form (core/ir/text.hpp)
-uint64_t kernel_hash(const UOp& ast);     // structural, so equal kernels hash equal
+std::string kernel_text(const UOp& ast);  // the canonical text form; its key is kernel_hash (core/ir/text.hpp)
 
 }  // namespace tunebed

@@ -11,14 +11,14 @@ namespace tunebed {
 namespace {
 
 TEST(DeviceSpec, ParsesBackendAndOptionalIndex) {
-  EXPECT_EQ(parse_device_spec("cpu").backend, Backend::Cpu);
+  EXPECT_EQ(parse_device_spec("cpu").kind, DeviceKind::Cpu);
   EXPECT_FALSE(parse_device_spec("cpu").index.has_value());
-  EXPECT_EQ(parse_device_spec("opencl").backend, Backend::OpenCL);
+  EXPECT_EQ(parse_device_spec("opencl").kind, DeviceKind::OpenCL);
   EXPECT_FALSE(parse_device_spec("opencl").index.has_value());
   EXPECT_EQ(parse_device_spec("opencl:2").index, 2);
-  EXPECT_EQ(parse_device_spec("cuda:0").backend, Backend::Cuda);
+  EXPECT_EQ(parse_device_spec("cuda:0").kind, DeviceKind::Cuda);
   EXPECT_EQ(parse_device_spec("cuda:0").index, 0);
-  EXPECT_EQ(parse_device_spec("CUDA:1").backend, Backend::Cuda) << "backend names are case-insensitive";
+  EXPECT_EQ(parse_device_spec("CUDA:1").kind, DeviceKind::Cuda) << "backend names are case-insensitive";
 }
 
 void expect_spec_error(const std::string& spec, const std::string& message) {

@@ -31,7 +31,7 @@ UOp matmul(int64_t n, bool upcast) {
   info.axis_types = {AxisType::GLOBAL, AxisType::GLOBAL, AxisType::REDUCE};
   if (upcast) {
     auto split = [&](const ShapeTracker& st) {
-      Shape s = st.shape();
+      SymShape s = st.shape();
       return st.reshape({n, n / 4, 4, s[2] == sint(1) ? 1 : n / 4, s[2] == sint(1) ? 1 : 4})
           .permute({0, 1, 3, 2, 4});
     };

@@ -58,7 +58,7 @@ ShapeTracker apply_op(const ShapeTracker& st, const std::string& text) {
   };
   auto sizes = [&] {
     std::vector<int64_t> v = ints();
-    return Shape(v.begin(), v.end());
+    return SymShape(v.begin(), v.end());
   };
   if (name == "reshape") return st.reshape(sizes());
   if (name == "expand") return st.expand(sizes());
@@ -79,7 +79,7 @@ ShapeTracker apply_op(const ShapeTracker& st, const std::string& text) {
   throw UsageError("unknown op '" + name + "' (expected reshape, permute, expand, pad, shrink or flip)");
 }
 
-std::string json_ints(const Shape& s) {
+std::string json_ints(const SymShape& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); i++) out += (i ? "," : "") + to_string(s[i]);
   return out + "]";
@@ -123,7 +123,7 @@ int run(const std::vector<std::string>& args) {
   auto vm = parse(cl, args);
   if (!vm) return 0;
 
-  Shape base;
+  SymShape base;
   for (std::string_view s : split((*vm)["shape"].as<std::string>(), ',')) {
     int64_t n = parse_int(s, "SHAPE");
     if (n < 0) throw UsageError("SHAPE: negative size " + std::to_string(n));

@@ -13,11 +13,11 @@ const ShapeTracker& view_st(const UOp& view) {
   return *st;
 }
 
-Shape full_shape(const UOp& ast) {
-  std::optional<Shape> full;
+SymShape full_shape(const UOp& ast) {
+  std::optional<SymShape> full;
   for (const UOp& u : ast.toposort()) {
     if (u.op() != Ops::VIEW) continue;
-    const Shape& s = view_st(u).shape();
+    const SymShape& s = view_st(u).shape();
     if (!full) {
       full = s;
       continue;

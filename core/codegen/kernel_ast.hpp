@@ -19,7 +19,7 @@ const ShapeTracker& view_st(const UOp& view);
 
 // Per axis, the largest size of the kernel's VIEWs; throws std::invalid_argument for an AST with
 // no VIEW or VIEWs of different ranks.
-Shape full_shape(const UOp& ast);
+SymShape full_shape(const UOp& ast);
 
 // The axes reduced by some REDUCE_AXIS of the AST, ascending.
 std::vector<int64_t> reduced_axes(const UOp& ast);

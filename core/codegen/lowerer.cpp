@@ -16,7 +16,7 @@ std::vector<int64_t> reduce_axes(const UOp& reduce_axis) {
 
 // One index per axis: an UNROLL of lane numbers for UPCAST/UNROLL axes (their size must be a
 // number), the core id for THREAD, else a RANGE whose arg is unique in the kernel.
-std::vector<UOp> shape_to_idx(const Shape& shape, const IndexContext& ctx) {
+std::vector<UOp> shape_to_idx(const SymShape& shape, const IndexContext& ctx) {
   if (shape.size() != ctx.axis_types.size())
     throw CodegenError("kernel has " + std::to_string(shape.size()) + " axes but KernelInfo gives " +
                        std::to_string(ctx.axis_types.size()) + " axis types");
@@ -116,10 +116,10 @@ UOp lower_store(const IndexContext& ctx, const UOp& x, const UOp& buf) {
 
 }  // namespace
 
-Shape ast_shape(const UOp& u) {
+SymShape ast_shape(const UOp& u) {
   if (u.op() == Ops::VIEW) return view_st(u).shape();
   if (u.op() == Ops::REDUCE_AXIS) {
-    Shape s = ast_shape(u.src(0));
+    SymShape s = ast_shape(u.src(0));
     for (int64_t a : reduce_axes(u)) s.at(a) = 1;
     return s;
   }

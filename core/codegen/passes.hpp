@@ -21,7 +21,7 @@ struct IndexContext {
 };
 const PatternMatcher& pm_lowerer();
 // The shape of an AST node: its VIEW's, its sources', or its source's with the reduced axes 1.
-Shape ast_shape(const UOp& u);
+SymShape ast_shape(const UOp& u);
 
 // ---- expander.cpp --------------------------------------------------------------------------
 const PatternMatcher& gep_pushing();

@@ -74,10 +74,10 @@ CorpusImport import_lines(const std::vector<std::string>& lines) {
 }
 
 std::string kernel_shape(const UOp& ast) {
-  Shape full;
+  SymShape full;
   for (const UOp& u : ast.toposort()) {
     if (u.op() != Ops::VIEW) continue;
-    const Shape& s = u.arg().as_object<ShapeTracker>().shape();
+    const SymShape& s = u.arg().as_object<ShapeTracker>().shape();
     if (s.size() > full.size()) full.resize(s.size(), sint(1));
     for (size_t i = 0; i < s.size(); i++)
       if (!s[i].is_int() || (full[i].is_int() && s[i].to_int() > full[i].to_int())) full[i] = s[i];

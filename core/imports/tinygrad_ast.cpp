@@ -35,9 +35,9 @@ UOp valid_masked(const UOp& c) {
   if (c.dtype().ptr || c.dtype().count != 1)
     throw ImportError("a CONST of dtype " + to_string(c.dtype()) + " (a constant is one scalar)");
   const ShapeTracker& st = view_st(c.src(0));
-  const Shape& shape = st.shape();
+  const SymShape& shape = st.shape();
   const UOp z = UOp::make(Ops::VIEW, dtypes::void_, {},
-                          ShapeTracker::from_shape(shape, Shape(shape.size(), sint(0))).to_arg());
+                          ShapeTracker::from_shape(shape, SymShape(shape.size(), sint(0))).to_arg());
   const UOp valid =
       UOp::make(Ops::VALID, dtypes::bool_, {UOp::make(Ops::VIEW, dtypes::void_, {}, st.to_arg())});
   return valid.where(UOp::make(Ops::CONST, c.dtype(), {z}, c.arg()),

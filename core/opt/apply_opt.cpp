@@ -24,7 +24,7 @@ std::string list(const std::vector<int>& xs) {
 
 std::string type_name(AxisType t) { return std::string(axis_type_name(t)); }
 
-int64_t prod_int(const Shape& full, const std::vector<int>& axes) {
+int64_t prod_int(const SymShape& full, const std::vector<int>& axes) {
   int64_t p = 1;
   for (int a : axes) p *= full[a].to_int();
   return p;

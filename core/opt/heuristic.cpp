@@ -8,7 +8,7 @@ namespace tunebed {
 
 namespace {
 
-int64_t prod_ints(const Shape& shape, const std::vector<int>& axes) {
+int64_t prod_ints(const SymShape& shape, const std::vector<int>& axes) {
   int64_t p = 1;
   for (int a : axes) p *= shape[a].to_int();
   return p;
@@ -20,7 +20,7 @@ int64_t output_upcastable(const Kernel& k) { return prod_ints(k.sts()[0].shape()
 
 size_t buf_index(const Kernel& k, const UOp& u) { return std::ranges::find(k.bufs(), u) - k.bufs().begin(); }
 
-bool has_expanded_axis(const Shape& shape, const std::vector<std::optional<sint>>& strides) {
+bool has_expanded_axis(const SymShape& shape, const std::vector<std::optional<sint>>& strides) {
   for (size_t i = 0; i < shape.size(); i++)
     if (resolve(lt(1, shape[i])) && strides[i] && *strides[i] == sint(0)) return true;
   return false;

@@ -19,16 +19,16 @@ namespace {
 // (DEFINE_GLOBAL, a CONST with no VIEW).
 class ShapeOf {
  public:
-  std::optional<Shape> operator()(const UOp& u) {
+  std::optional<SymShape> operator()(const UOp& u) {
     auto it = memo_.find(u.get());
     if (it != memo_.end()) return it->second;
-    std::optional<Shape> s = compute(u);
+    std::optional<SymShape> s = compute(u);
     memo_.emplace(u.get(), s);
     return s;
   }
 
  private:
-  std::optional<Shape> compute(const UOp& u) {
+  std::optional<SymShape> compute(const UOp& u) {
     if (u.op() == Ops::VIEW) return u.arg().as_object<ShapeTracker>().shape();
     if (u.op() == Ops::LOAD || u.op() == Ops::STORE) return (*this)(u.src(0));
     if (GroupOp::Buffer.contains(u.op())) {
@@ -36,9 +36,9 @@ class ShapeOf {
         if (s.op() == Ops::VIEW) return (*this)(s);
       return std::nullopt;
     }
-    std::optional<Shape> shape;
+    std::optional<SymShape> shape;
     for (const UOp& s : u.src())
-      if (std::optional<Shape> ss = (*this)(s)) {
+      if (std::optional<SymShape> ss = (*this)(s)) {
         if (shape && !(*shape == *ss))
           throw std::invalid_argument("kernel AST: the sources of a " + std::string(op_name(u.op())) +
                                       " have different shapes " + to_string(*shape) + " and " +
@@ -49,15 +49,15 @@ class ShapeOf {
       for (int64_t a : u.arg().as_tuple().at(1).as_ints()) shape->at(a) = 1;
     return shape;
   }
-  std::unordered_map<const UOpNode*, std::optional<Shape>> memo_;
+  std::unordered_map<const UOpNode*, std::optional<SymShape>> memo_;
 };
 
 // tinygrad's UOp.full_shape: the largest size per axis over everything under u.
-Shape full_shape_of(const UOp& u) {
+SymShape full_shape_of(const UOp& u) {
   if (u.op() == Ops::VIEW) return u.arg().as_object<ShapeTracker>().shape();
-  Shape ret;
+  SymShape ret;
   for (const UOp& s : u.src()) {
-    Shape p = full_shape_of(s);
+    SymShape p = full_shape_of(s);
     if (p.size() > ret.size()) ret.resize(p.size(), 1);
     for (size_t i = 0; i < p.size(); i++) ret[i] = smax(ret[i], p[i]);
   }
@@ -150,8 +150,8 @@ Kernel::Kernel(const UOp& ast, Renderer opts) : ast_(ast), opts_(std::move(opts)
     sts_.push_back(ShapeTracker::from_shape(shape_of(u.src(0)).value()));
   }
   // The full shape, with zero strides so that it merges with anything.
-  Shape full = full_shape_of(ast_);
-  sts_.push_back(ShapeTracker::from_shape(full, Shape(full.size(), 0)));
+  SymShape full = full_shape_of(ast_);
+  sts_.push_back(ShapeTracker::from_shape(full, SymShape(full.size(), 0)));
 
   simplify_ones();
   simplify_merge_adjacent();
@@ -194,7 +194,7 @@ std::vector<int> Kernel::unrollable_dims() const {
 
 // ---- reshape, permute, shift_to ------------------------------------------------------------
 
-void Kernel::reshape(const std::function<Shape(const Shape&)>& new_shape_fxn) {
+void Kernel::reshape(const std::function<SymShape(const SymShape&)>& new_shape_fxn) {
   for (ShapeTracker& st : sts_) st = st.reshape(new_shape_fxn(st.shape()));
 }
 
@@ -212,8 +212,8 @@ void Kernel::shift_to(int axis, int64_t amount, AxisType new_type, bool top,
   axis_types_.insert(axis_types_.begin() + insert_at, new_type);
   int move_axis = top ? axis : axis + 1;
   if (move_axis < insert_at) insert_at += 1;
-  reshape([&](const Shape& x) {
-    Shape s(x.begin(), x.begin() + axis);
+  reshape([&](const SymShape& x) {
+    SymShape s(x.begin(), x.begin() + axis);
     if (resolve(lt(1, x[axis]), false)) {
       sint rest = floordiv(x[axis], amount);
       s.push_back(top ? sint(amount) : rest);
@@ -245,8 +245,8 @@ bool Kernel::simplify_ones() {
       if (!ones[i]) kept.push_back(axis_types_[i]);
     axis_types_ = std::move(kept);
   }
-  reshape([&](const Shape& shape) {
-    Shape s;
+  reshape([&](const SymShape& shape) {
+    SymShape s;
     for (size_t i = 0; i < shape.size(); i++)
       if (!ones[i]) s.push_back(shape[i]);
     return s;
@@ -285,7 +285,7 @@ void Kernel::simplify_merge_adjacent() {
     }
   }
   for (size_t j = 0; j < sts_.size(); j++) {
-    Shape s;
+    SymShape s;
     for (const auto& r : rets[j]) s.push_back(r.first);
     sts_[j] = sts_[j].reshape(s);
   }

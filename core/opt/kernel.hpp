@@ -52,8 +52,8 @@ class Kernel {
   const UOp* reduceop() const { return reduceops_.empty() ? nullptr : &reduceops_[0]; }
   const std::vector<UOp>& vars() const { return vars_; }  // DEFINE_VARs, by name
 
-  const Shape& full_shape() const { return sts_.back().shape(); }
-  const Shape& output_shape() const { return sts_[0].shape(); }
+  const SymShape& full_shape() const { return sts_.back().shape(); }
+  const SymShape& output_shape() const { return sts_[0].shape(); }
   int shape_len() const { return static_cast<int>(sts_[0].shape().size()); }
   const std::vector<AxisType>& axis_types() const { return axis_types_; }
   std::vector<int> axes_of(std::initializer_list<AxisType> types) const;
@@ -89,7 +89,7 @@ class Kernel {
   UOp get_optimized_ast(std::optional<std::string> name_override = std::nullopt) const;
 
  private:
-  void reshape(const std::function<Shape(const Shape&)>& new_shape_fxn);
+  void reshape(const std::function<SymShape(const SymShape&)>& new_shape_fxn);
   void permute(const std::vector<int64_t>& new_axes);
   void shift_to(int axis, int64_t amount, AxisType new_type, bool top = false,
                 std::optional<int> insert_at = std::nullopt);

@@ -44,7 +44,7 @@ UOp view(const UOp& buf, const ShapeTracker& st) {
 // The grouped half of a reduce: partial results through a DEFINE_LOCAL, folded over `grouped`.
 UOp group_reduce(const Kernel& k, const UOp& op, const UOp& partial, const std::vector<int>& grouped,
                  size_t reduce_index) {
-  const Shape& full = k.full_shape();
+  const SymShape& full = k.full_shape();
   std::vector<int> local_axes;
   for (int i = 0; i < k.shape_len(); i++) {
     AxisType t = k.axis_types()[i];
@@ -55,13 +55,13 @@ UOp group_reduce(const Kernel& k, const UOp& op, const UOp& partial, const std::
   std::vector<int> order = k.axes_of({AxisType::LOCAL});
   order.insert(order.end(), grouped.begin(), grouped.end());
   for (int a : k.axes_of({AxisType::UPCAST})) order.push_back(a);
-  Shape base_shape;
+  SymShape base_shape;
   std::vector<int64_t> permute_axes;
   for (int a : order) {
     base_shape.push_back(full[a]);
     permute_axes.push_back(std::ranges::find(local_axes, a) - local_axes.begin());
   }
-  Shape local_shape, local_src_shape;
+  SymShape local_shape, local_src_shape;
   std::vector<int> globals = k.axes_of({AxisType::GLOBAL});
   for (int i = 0; i < k.shape_len(); i++) {
     bool in_local = std::ranges::find(local_axes, i) != local_axes.end();
@@ -79,7 +79,7 @@ UOp group_reduce(const Kernel& k, const UOp& op, const UOp& partial, const std::
   UOp grouped_reduce = UOp::make(Ops::REDUCE_AXIS, op.dtype(), {store_load(st, partial)},
                                  Arg::tuple({op.arg().as_tuple().at(0), Arg::ints(grouped)}));
   if (op == k.reduceops().back()) return grouped_reduce;
-  Shape out_shape = local_shape;
+  SymShape out_shape = local_shape;
   for (int a : grouped) out_shape[a] = 1;
   return store_load(ShapeTracker::from_shape(out_shape), grouped_reduce);
 }

@@ -20,7 +20,7 @@ UOp simplify_stride0_reduce(const Match& m) {
   const UOp &reduce = m["reduce"], &x = m["x"];
   const ShapeTracker& st = st_of(x);
   const std::vector<int64_t> axes = reduce_axes(reduce);
-  const Shape shape = st.shape();
+  const SymShape shape = st.shape();
   if (!all_int(shape) || reduce.dtype().is_bool()) return {};
   for (const View& v : st.views())
     if (v.mask()) return {};

@@ -14,8 +14,8 @@ bool all_unmasked(const ShapeTracker& st) {
 }
 
 // tinygrad's shape/view.py get_contraction: which old axes make up each new axis, or nullopt.
-std::optional<std::vector<std::vector<size_t>>> get_contraction(const Shape& old_shape,
-                                                                const Shape& new_shape) {
+std::optional<std::vector<std::vector<size_t>>> get_contraction(const SymShape& old_shape,
+                                                                const SymShape& new_shape) {
   std::vector<sint> acc_old, acc_new;
   sint a = 1;
   for (const sint& s : old_shape) acc_old.push_back(a = a * s);
@@ -48,7 +48,7 @@ bool contains(const std::vector<int64_t>& v, size_t x) {
 // get_contraction_with_reduce: like get_contraction, but a reduced axis with no old axes borrows
 // the last one of the next non-empty group, so every reduced axis has somewhere to go.
 std::optional<std::vector<std::vector<size_t>>> get_contraction_with_reduce(
-    const Shape& old_shape, const Shape& new_shape, const std::vector<int64_t>& axes) {
+    const SymShape& old_shape, const SymShape& new_shape, const std::vector<int64_t>& axes) {
   auto contraction = get_contraction(old_shape, new_shape);
   if (!contraction) return std::nullopt;
   auto& c = *contraction;
@@ -65,7 +65,7 @@ std::optional<std::vector<std::vector<size_t>>> get_contraction_with_reduce(
   return contraction;
 }
 
-std::vector<sint> without_ones(const Shape& s) {
+std::vector<sint> without_ones(const SymShape& s) {
   std::vector<sint> out;
   for (const sint& x : s)
     if (resolve(ne(x, 1))) out.push_back(x);
@@ -75,15 +75,15 @@ std::vector<sint> without_ones(const Shape& s) {
 // A contiguous VIEW that only adds 1s after a reduce: put the 1s before it instead.
 UOp reduce_push_add_ones(const Match& m) {
   const UOp &src = m["src"], &r = m["r"], &v = m["view"];
-  const Shape rshape = uop_shape(r), vshape = view_st(v).shape();
+  const SymShape rshape = uop_shape(r), vshape = view_st(v).shape();
   if (!view_st(v).contiguous() || rshape.size() >= vshape.size() ||
       without_ones(rshape) != without_ones(vshape))
     return {};
   const std::vector<int64_t> axes = reduce_axes(r);
   auto contraction = get_contraction_with_reduce(vshape, rshape, axes);
   if (!contraction) return {};
-  const Shape sshape = uop_shape(src);
-  Shape new_shape;
+  const SymShape sshape = uop_shape(src);
+  SymShape new_shape;
   std::vector<int64_t> new_axes;
   for (size_t i = 0; i < contraction->size(); i++) {
     const auto& pairs = (*contraction)[i];
@@ -117,18 +117,18 @@ UOp swizzle_reduceop(const Match& m) {
   const ShapeTracker& vst = view_st(v);
   if (vst.contiguous() && vst.size() == uop_size(r)) return {};
   const std::vector<int64_t> axes = reduce_axes(r);
-  const Shape sshape = uop_shape(src);
+  const SymShape sshape = uop_shape(src);
   std::vector<int64_t> perm;
   for (size_t i = 0; i < sshape.size(); i++)
     if (!contains(axes, i)) perm.push_back(static_cast<int64_t>(i));
   perm.insert(perm.end(), axes.begin(), axes.end());
   const ShapeTracker tmp = ShapeTracker::from_shape(sshape).permute(perm);
-  const Shape rshape(tmp.shape().end() - static_cast<std::ptrdiff_t>(axes.size()), tmp.shape().end());
+  const SymShape rshape(tmp.shape().end() - static_cast<std::ptrdiff_t>(axes.size()), tmp.shape().end());
   const sint prshape = prod(rshape);
-  const Shape rstrides = strides_for_shape(rshape);
+  const SymShape rstrides = strides_for_shape(rshape);
   std::vector<View> nv;
   for (const View& view : vst.views()) {
-    Shape shape = view.shape(), strides;
+    SymShape shape = view.shape(), strides;
     shape.insert(shape.end(), rshape.begin(), rshape.end());
     for (const sint& s : view.strides()) strides.push_back(s * prshape);
     strides.insert(strides.end(), rstrides.begin(), rstrides.end());
@@ -150,7 +150,7 @@ UOp reduceop_view_right(const Match& m) {
   if (!view_st(v).contiguous() || view_st(v).size() != uop_size(src))
     throw std::logic_error("reduceop_view_right: can't compute new axis for " + to_string(uop_shape(src)) +
                            " -> " + to_string(uop_shape(r)));
-  const Shape sshape = uop_shape(src), rshape = uop_shape(r);
+  const SymShape sshape = uop_shape(src), rshape = uop_shape(r);
   std::vector<int64_t> axes;
   for (size_t i = 0; i < std::min(sshape.size(), rshape.size()); i++)
     if (sshape[i] != rshape[i]) axes.push_back(static_cast<int64_t>(i));
@@ -164,7 +164,7 @@ UOp elementwise_view_right(const Match& m) {
   for (const UOp& x : root.src())
     if (x.op() == Ops::VIEW && !ALWAYS_CONTIGUOUS.contains(uop_base(x).op())) swizzles.push_back(x);
   if (swizzles.empty()) return {};
-  const Shape base_shape = uop_shape(uop_base(swizzles[0]));
+  const SymShape base_shape = uop_shape(uop_base(swizzles[0]));
   for (const UOp& x : swizzles)
     if (uop_size(uop_base(x)) != prod(base_shape).to_int())
       throw std::logic_error("elementwise_view_right: swizzle inputs must have the same size");

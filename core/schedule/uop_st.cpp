@@ -31,7 +31,7 @@ std::optional<ShapeTracker> compute_st(const UOp& u) {
     if (u.dtype().size <= 0) return std::nullopt;
     return ShapeTracker::from_shape({u.dtype().size});
   }
-  std::optional<Shape> shape;
+  std::optional<SymShape> shape;
   for (const UOp& s : u.src()) {
     std::optional<ShapeTracker> st = uop_st(s);
     if (!st) continue;
@@ -66,7 +66,7 @@ const ShapeTracker& st_of(const UOp& u) {
   return *it->second;
 }
 
-Shape uop_shape(const UOp& u) { return st_of(u).shape(); }
+SymShape uop_shape(const UOp& u) { return st_of(u).shape(); }
 
 int64_t uop_size(const UOp& u) {
   if (u.op() == Ops::BUFFER) return u.arg().as_int();
@@ -99,8 +99,8 @@ ShapeTracker st_add(const ShapeTracker& a, const ShapeTracker& b) {
   return ret;
 }
 
-Shape st_reduce(const Shape& shape, const std::vector<int64_t>& axes) {
-  Shape out = shape;
+SymShape st_reduce(const SymShape& shape, const std::vector<int64_t>& axes) {
+  SymShape out = shape;
   for (int64_t a : axes) out.at(static_cast<size_t>(a)) = 1;
   return out;
 }
@@ -122,7 +122,7 @@ UOp mop(const UOp& x, Ops op, const Arg& arg) {
   return ret;
 }
 
-UOp reshape(const UOp& x, const Shape& shape) {
+UOp reshape(const UOp& x, const SymShape& shape) {
   ArgTuple t;
   for (const sint& s : shape) t.push_back(to_arg(s));
   return mop(x, Ops::RESHAPE, Arg(std::move(t)));
@@ -132,7 +132,7 @@ std::vector<int64_t> reduce_axes(const UOp& r) { return r.arg().as_tuple().at(1)
 Ops reduce_op(const UOp& r) { return r.arg().as_tuple().at(0).as_op(); }
 
 UOp reduce_r(const UOp& x, Ops op, std::vector<int64_t> axes) {
-  const Shape shape = uop_shape(x);
+  const SymShape shape = uop_shape(x);
   const int64_t n = static_cast<int64_t>(shape.size());
   auto is_one = [&](int64_t i) { return !resolve(ne(shape[static_cast<size_t>(i)], 1)); };
   std::erase_if(axes, is_one);
@@ -146,12 +146,12 @@ UOp reduce_r(const UOp& x, Ops op, std::vector<int64_t> axes) {
   const size_t moved = perm.size() - static_cast<size_t>(axes[0]);
   perm.insert(perm.end(), rest.begin(), rest.end());
   UOp permuted = mop(x, Ops::PERMUTE, Arg::ints(perm));
-  const Shape pshape = uop_shape(permuted);
+  const SymShape pshape = uop_shape(permuted);
   std::vector<int64_t> new_axes;
   for (int64_t i = axes[0] + static_cast<int64_t>(moved); i < n; i++)
     if (resolve(ne(pshape[static_cast<size_t>(i)], 1))) new_axes.push_back(i);
   UOp red = UOp::make(Ops::REDUCE_AXIS, x.dtype(), {permuted}, Arg::tuple({op, Arg::ints(new_axes)}));
-  Shape out = shape;
+  SymShape out = shape;
   for (int64_t a : axes) out[static_cast<size_t>(a)] = 1;
   return reshape(red, out);
 }
@@ -166,8 +166,8 @@ UOp const_like(const UOp& u, const Arg& value) {
   UOp c = UOp::make(Ops::CONST, u.dtype(), {}, value);
   std::optional<ShapeTracker> st = uop_st(u);
   if (!st) return c;
-  const Shape shape = st->shape();
-  ShapeTracker cst = ShapeTracker::from_shape(shape, Shape(shape.size(), sint(0)));
+  const SymShape shape = st->shape();
+  ShapeTracker cst = ShapeTracker::from_shape(shape, SymShape(shape.size(), sint(0)));
   std::optional<std::string> device = uop_device(u);
   UOp src = device ? view(UOp::make(Ops::DEVICE, dtypes::void_, {}, *device), cst)
                    : UOp::make(Ops::VIEW, dtypes::void_, {}, cst.to_arg());

@@ -1,7 +1,6 @@
 // The shape side of a UOp inside the scheduler: tinygrad's UOp.st, .shape, .base, .view, .r and
 // the movement-op helpers (uop/ops.py at 7b16fadd), for graphs that mix tensor-level nodes with
-// VIEW(ShapeTracker) nodes. Internal to core/schedule: it speaks core/shape's Shape (sints), so it
-// must not meet core/tensor's int Shape in one translation unit.
+// VIEW(ShapeTracker) nodes. Internal to core/schedule; it speaks core/shape's SymShape (sints).
 #pragma once
 
 #include <optional>
@@ -26,7 +25,7 @@ inline constexpr OpSet Defines{Ops::DEFINE_GLOBAL, Ops::DEFINE_LOCAL, Ops::DEFIN
 // shape (DEVICE, UNIQUE, SINK, KERNEL). Memoised per thread; StCacheScope bounds the memo's life.
 std::optional<ShapeTracker> uop_st(const UOp& u);
 const ShapeTracker& st_of(const UOp& u);  // uop_st, throwing std::logic_error naming the op if none
-Shape uop_shape(const UOp& u);
+SymShape uop_shape(const UOp& u);
 int64_t uop_size(const UOp& u);  // BUFFER: its arg; otherwise the st's size
 UOp uop_base(const UOp& u);      // through VIEWs and movement ops
 std::optional<std::string> uop_device(const UOp& u);
@@ -42,13 +41,13 @@ class StCacheScope {
 const ShapeTracker& view_st(const UOp& view);  // a VIEW's arg
 // tinygrad's ShapeTracker.__add__: the views of b stacked on a, simplified one view at a time.
 ShapeTracker st_add(const ShapeTracker& a, const ShapeTracker& b);
-Shape st_reduce(const Shape& shape, const std::vector<int64_t>& axes);  // reduced axes become 1
+SymShape st_reduce(const SymShape& shape, const std::vector<int64_t>& axes);  // reduced axes become 1
 int64_t real_size(const ShapeTracker& st);                              // the buffer elements st can reach
 
 UOp view(const UOp& x, const ShapeTracker& st);  // VIEW(x) with dtype of x
 // A movement op, dropped when it does not change the ShapeTracker (tinygrad's _mop).
 UOp mop(const UOp& x, Ops op, const Arg& arg);
-UOp reshape(const UOp& x, const Shape& shape);
+UOp reshape(const UOp& x, const SymShape& shape);
 // tinygrad's UOp.r: REDUCE_AXIS over `axes`, non-reduced axes permuted in front, then reshaped
 // back to x's rank with the reduced axes as 1.
 UOp reduce_r(const UOp& x, Ops op, std::vector<int64_t> axes);

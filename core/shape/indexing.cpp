@@ -24,7 +24,7 @@ std::pair<UOp, UOp> View::to_indexed_uops(const std::vector<UOp>& idxs, const UO
   return {iexpr, vexpr};
 }
 
-std::vector<UOp> ShapeTracker::index_ranges(const Shape& shape, DType dtype) {
+std::vector<UOp> ShapeTracker::index_ranges(const SymShape& shape, DType dtype) {
   std::vector<UOp> idxs;
   for (size_t i = 0; i < shape.size(); i++)
     idxs.push_back(UOp::make(Ops::RANGE, dtype, {shape[i].to_uop(dtype)}, Arg(static_cast<int64_t>(i))));

@@ -10,7 +10,7 @@ ShapeTracker::ShapeTracker(std::vector<View> views) : views_(std::move(views)) {
   if (views_.empty()) throw std::invalid_argument("a ShapeTracker needs at least one view");
 }
 
-ShapeTracker ShapeTracker::from_shape(const Shape& shape, std::optional<Shape> strides) {
+ShapeTracker ShapeTracker::from_shape(const SymShape& shape, std::optional<SymShape> strides) {
   return ShapeTracker({View::create(shape, std::move(strides))});
 }
 
@@ -20,7 +20,7 @@ ShapeTracker ShapeTracker::with_last(View v) const {
   return ShapeTracker(std::move(views));
 }
 
-ShapeTracker ShapeTracker::reshape(const Shape& new_shape) const {
+ShapeTracker ShapeTracker::reshape(const SymShape& new_shape) const {
   if (std::optional<View> v = views_.back().reshape(new_shape)) return with_last(std::move(*v));
   std::vector<View> views = views_;
   views.push_back(View::create(new_shape));
@@ -30,7 +30,7 @@ ShapeTracker ShapeTracker::reshape(const Shape& new_shape) const {
 ShapeTracker ShapeTracker::permute(const std::vector<int64_t>& axis) const {
   return with_last(views_.back().permute(axis));
 }
-ShapeTracker ShapeTracker::expand(const Shape& new_shape) const {
+ShapeTracker ShapeTracker::expand(const SymShape& new_shape) const {
   return with_last(views_.back().expand(new_shape));
 }
 ShapeTracker ShapeTracker::pad(const Mask& arg) const { return with_last(views_.back().pad(arg)); }
@@ -46,8 +46,8 @@ const ArgTuple& tuple_arg(const char* op, const Arg& a) {
   return a.as_tuple();
 }
 
-Shape shape_arg(const char* op, const Arg& a) {
-  Shape s;
+SymShape shape_arg(const char* op, const Arg& a) {
+  SymShape s;
   for (const Arg& x : tuple_arg(op, a)) {
     if (!x.is<int64_t>() && !x.is<UOp>())
       throw ViewError(std::string(op) + ": expected sizes, got " + print_arg(a));
@@ -61,7 +61,7 @@ Mask pairs_arg(const char* op, const Arg& a) {
   for (const Arg& x : tuple_arg(op, a)) {
     if (!x.is_tuple() || x.as_tuple().size() != 2)
       throw ViewError(std::string(op) + ": expected pairs, got " + print_arg(a));
-    Shape p = shape_arg(op, x);
+    SymShape p = shape_arg(op, x);
     m.emplace_back(p[0], p[1]);
   }
   return m;

@@ -24,17 +24,17 @@ namespace tunebed {
 class ShapeTracker : public ArgObject {
  public:
   explicit ShapeTracker(std::vector<View> views);  // at least one view
-  static ShapeTracker from_shape(const Shape& shape, std::optional<Shape> strides = std::nullopt);
+  static ShapeTracker from_shape(const SymShape& shape, std::optional<SymShape> strides = std::nullopt);
 
   const std::vector<View>& views() const { return views_; }
-  const Shape& shape() const { return views_.back().shape(); }
+  const SymShape& shape() const { return views_.back().shape(); }
   int64_t size() const { return views_.back().size(); }
   bool contiguous() const { return views_.size() == 1 && views_[0].contiguous(); }
 
   // Movement ops; each throws ViewError, naming the op, for an argument illegal for this shape.
-  ShapeTracker reshape(const Shape& new_shape) const;
+  ShapeTracker reshape(const SymShape& new_shape) const;
   ShapeTracker permute(const std::vector<int64_t>& axis) const;
-  ShapeTracker expand(const Shape& new_shape) const;
+  ShapeTracker expand(const SymShape& new_shape) const;
   ShapeTracker pad(const Mask& before_after) const;
   ShapeTracker shrink(const Mask& begin_end) const;
   ShapeTracker flip(const std::vector<bool>& axes) const;
@@ -50,7 +50,7 @@ class ShapeTracker : public ArgObject {
   // The arithmetic is in index_dtype().
   std::pair<UOp, UOp> to_indexed_uops(const std::vector<UOp>& idxs) const;
   std::pair<UOp, UOp> to_indexed_uops() const;
-  static std::vector<UOp> index_ranges(const Shape& shape, DType dtype = dtypes::index);
+  static std::vector<UOp> index_ranges(const SymShape& shape, DType dtype = dtypes::index);
   // int32 (dtypes::index), or int64 where some position or intermediate may not fit in int32.
   DType index_dtype() const;
 

@@ -97,19 +97,19 @@ sint smin(const sint& a, const sint& b) {
   return sym(x.min(y));
 }
 
-sint prod(const Shape& s) {
+sint prod(const SymShape& s) {
   sint r = 1;
   for (const sint& x : s) r = r * x;
   return r;
 }
 
-bool all_int(const Shape& s) {
+bool all_int(const SymShape& s) {
   for (const sint& x : s)
     if (!x.is_int()) return false;
   return true;
 }
 
-std::vector<int64_t> to_ints(const Shape& s) {
+std::vector<int64_t> to_ints(const SymShape& s) {
   std::vector<int64_t> out;
   out.reserve(s.size());
   for (const sint& x : s) out.push_back(x.to_int());
@@ -175,7 +175,7 @@ std::string render(const UOp& u) {
 
 std::string to_string(const sint& s) { return s.is_int() ? std::to_string(s.to_int()) : render(s.uop()); }
 
-std::string to_string(const Shape& s) {
+std::string to_string(const SymShape& s) {
   std::string out = "(";
   for (size_t i = 0; i < s.size(); i++) out += (i ? ", " : "") + to_string(s[i]);
   return out + (s.size() == 1 ? ",)" : ")");

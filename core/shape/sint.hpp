@@ -44,7 +44,8 @@ class sint {
   UOp u_;
 };
 
-using Shape = std::vector<sint>;
+// A shape whose dims may be symbolic (core/tensor's Shape is the all-int one of a Tensor).
+using SymShape = std::vector<sint>;
 
 sint operator+(const sint& a, const sint& b);
 sint operator-(const sint& a, const sint& b);
@@ -55,10 +56,10 @@ sint floormod(const sint& a, const sint& b);  // Python's %: the sign of b
 sint ceildiv(const sint& a, const sint& b);
 sint smax(const sint& a, const sint& b);
 sint smin(const sint& a, const sint& b);
-sint prod(const Shape& s);
+sint prod(const SymShape& s);
 
-bool all_int(const Shape& s);
-std::vector<int64_t> to_ints(const Shape& s);  // throws for a symbolic entry
+bool all_int(const SymShape& s);
+std::vector<int64_t> to_ints(const SymShape& s);  // throws for a symbolic entry
 
 // Three-valued comparisons: nullopt when the answer depends on the variables.
 using SBool = std::optional<bool>;
@@ -72,6 +73,6 @@ inline bool resolve(SBool b, bool dflt = true) { return b.value_or(dflt); }
 Arg to_arg(const sint& s);
 sint sint_from_arg(const Arg& a);
 std::string to_string(const sint& s);
-std::string to_string(const Shape& s);  // "(4, 6)", "(4,)", "()"
+std::string to_string(const SymShape& s);  // "(4, 6)", "(4,)", "()"
 
 }  // namespace tunebed

@@ -11,7 +11,7 @@ namespace tunebed {
 
 namespace {
 
-bool has_zero(const Shape& shape) {
+bool has_zero(const SymShape& shape) {
   return std::any_of(shape.begin(), shape.end(), [](const sint& s) { return s == sint(0); });
 }
 
@@ -25,8 +25,8 @@ void check_rank(const char* op, size_t got, size_t want) {
 
 }  // namespace
 
-Shape strides_for_shape(const Shape& shape) {
-  Shape strides(shape.size(), 0);
+SymShape strides_for_shape(const SymShape& shape) {
+  SymShape strides(shape.size(), 0);
   sint acc = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = shape[i] == sint(1) ? sint(0) : acc;
@@ -35,7 +35,7 @@ Shape strides_for_shape(const Shape& shape) {
   return strides;
 }
 
-std::vector<sint> unravel(const Shape& shape, const sint& offset) {
+std::vector<sint> unravel(const SymShape& shape, const sint& offset) {
   std::vector<sint> idxs(shape.size());
   sint acc = 1;
   for (size_t i = shape.size(); i-- > 0;) {
@@ -45,10 +45,10 @@ std::vector<sint> unravel(const Shape& shape, const sint& offset) {
   return idxs;
 }
 
-View View::create(Shape shape, std::optional<Shape> strides, sint offset, std::optional<Mask> mask) {
+View View::create(SymShape shape, std::optional<SymShape> strides, sint offset, std::optional<Mask> mask) {
   for (const sint& s : shape)
     if (!resolve(le(0, s))) throw ViewError("view: negative dimension in shape " + to_string(shape));
-  Shape st = strides ? std::move(*strides) : strides_for_shape(shape);
+  SymShape st = strides ? std::move(*strides) : strides_for_shape(shape);
   if (st.size() != shape.size() || (mask && mask->size() != shape.size()))
     throw ViewError("view: shape, strides and mask of different ranks");
   for (size_t i = 0; i < shape.size(); i++)
@@ -57,7 +57,7 @@ View View::create(Shape shape, std::optional<Shape> strides, sint offset, std::o
   View v;
   v.shape_ = std::move(shape);
   if (has_zero(v.shape_)) {  // an empty view maps nothing: one canonical form for all of them
-    v.strides_ = Shape(v.shape_.size(), 0);
+    v.strides_ = SymShape(v.shape_.size(), 0);
     return v;
   }
   if (mask) {
@@ -78,7 +78,7 @@ View View::create(Shape shape, std::optional<Shape> strides, sint offset, std::o
       any_empty = any_empty || !resolve(lt(b, e));
     }
     if (any_empty) {
-      st = Shape(st.size(), 0);
+      st = SymShape(st.size(), 0);
       offset = 0;
       mask = Mask(st.size(), {0, 0});
     }
@@ -106,7 +106,7 @@ int64_t View::size() const {
 // may reach outside the shape (pad's negative begins); the mask then marks what is real.
 View View::unsafe_resize(const Mask& arg, std::optional<Mask> mask) const {
   sint offset = offset_;
-  Shape shape(ndim());
+  SymShape shape(ndim());
   for (size_t i = 0; i < ndim(); i++) {
     offset = offset + strides_[i] * arg[i].first;
     shape[i] = arg[i].second - arg[i].first;
@@ -154,7 +154,7 @@ View View::shrink(const Mask& arg) const {
   return unsafe_resize(arg, std::nullopt);
 }
 
-View View::expand(const Shape& new_shape) const {
+View View::expand(const SymShape& new_shape) const {
   check_rank("expand", new_shape.size(), ndim());
   for (size_t i = 0; i < ndim(); i++)
     if (!(resolve(eq(shape_[i], new_shape[i])) || shape_[i] == sint(1)))
@@ -179,7 +179,7 @@ View View::permute(const std::vector<int64_t>& axis) const {
                        std::to_string(static_cast<int64_t>(ndim()) - 1));
     seen[a] = true;
   }
-  Shape shape, strides;
+  SymShape shape, strides;
   std::optional<Mask> mask = mask_ ? std::optional<Mask>(Mask()) : std::nullopt;
   for (int64_t a : axis) {
     shape.push_back(shape_[a]);
@@ -192,7 +192,7 @@ View View::permute(const std::vector<int64_t>& axis) const {
 View View::flip(const std::vector<bool>& axes) const {
   check_rank("flip", axes.size(), ndim());
   sint offset = offset_;
-  Shape strides = strides_;
+  SymShape strides = strides_;
   std::optional<Mask> mask = mask_;
   for (size_t i = 0; i < ndim(); i++) {
     if (!axes[i]) continue;
@@ -204,7 +204,7 @@ View View::flip(const std::vector<bool>& axes) const {
 }
 
 View View::minify() const {
-  Shape min_shape;
+  SymShape min_shape;
   for (const MergedDim& m : merge_dims(shape_, strides_, mask_)) min_shape.push_back(m.size);
   std::optional<View> v = reshape(min_shape);
   return v ? *v : *this;
@@ -231,15 +231,15 @@ std::string to_string(const Mask& m) {
 
 namespace {
 
-Arg shape_to_arg(const Shape& s) {
+Arg shape_to_arg(const SymShape& s) {
   ArgTuple t;
   for (const sint& x : s) t.push_back(to_arg(x));
   return Arg(std::move(t));
 }
 
-Shape shape_from_arg(const Arg& a, const char* field) {
+SymShape shape_from_arg(const Arg& a, const char* field) {
   if (!a.is_tuple()) throw std::invalid_argument(std::string("View field ") + field + " must be a tuple");
-  Shape s;
+  SymShape s;
   for (const Arg& x : a.as_tuple()) s.push_back(sint_from_arg(x));
   return s;
 }
@@ -270,7 +270,7 @@ View View::from_record(const Record& r) {
   if (!r.at("mask").is_none()) {
     mask.emplace();
     for (const Arg& p : r.at("mask").as_tuple()) {
-      Shape be = shape_from_arg(p, "mask");
+      SymShape be = shape_from_arg(p, "mask");
       if (be.size() != 2) throw std::invalid_argument("View mask entries must be (begin, end) pairs");
       mask->emplace_back(be[0], be[1]);
     }

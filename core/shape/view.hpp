@@ -62,18 +62,18 @@ class ViewError : public std::invalid_argument {
 using Mask = std::vector<std::pair<sint, sint>>;
 
 // Row-major strides for a shape, canonical (a size-1 dimension gets stride 0).
-Shape strides_for_shape(const Shape& shape);
+SymShape strides_for_shape(const SymShape& shape);
 
 // Python's divmod-style unravel of a flat offset into an index of shape.
-std::vector<sint> unravel(const Shape& shape, const sint& offset);
+std::vector<sint> unravel(const SymShape& shape, const sint& offset);
 
 class View {
  public:
-  static View create(Shape shape, std::optional<Shape> strides = std::nullopt, sint offset = 0,
+  static View create(SymShape shape, std::optional<SymShape> strides = std::nullopt, sint offset = 0,
                      std::optional<Mask> mask = std::nullopt);
 
-  const Shape& shape() const { return shape_; }
-  const Shape& strides() const { return strides_; }
+  const SymShape& shape() const { return shape_; }
+  const SymShape& strides() const { return strides_; }
   const sint& offset() const { return offset_; }
   const std::optional<Mask>& mask() const { return mask_; }
   bool contiguous() const { return contiguous_; }
@@ -83,11 +83,11 @@ class View {
   // Movement ops. Each throws ViewError for an argument illegal for this shape.
   View pad(const Mask& before_after) const;
   View shrink(const Mask& begin_end) const;
-  View expand(const Shape& new_shape) const;
+  View expand(const SymShape& new_shape) const;
   View permute(const std::vector<int64_t>& axis) const;
   View flip(const std::vector<bool>& axes) const;
   // nullopt when the result is not expressible as one View (the tracker then stacks a new one).
-  std::optional<View> reshape(const Shape& new_shape) const;
+  std::optional<View> reshape(const SymShape& new_shape) const;
 
   // `lower + upper`: one View equal to applying `upper` to the index space of `lower` (lower is
   // the view nearer the buffer), or nullopt where the composition is not one View.
@@ -111,7 +111,7 @@ class View {
   View() = default;
   View unsafe_resize(const Mask& arg, std::optional<Mask> mask) const;
 
-  Shape shape_, strides_;
+  SymShape shape_, strides_;
   sint offset_;
   std::optional<Mask> mask_;
   bool contiguous_ = true;
@@ -122,7 +122,7 @@ class View {
 struct MergedDim {
   sint size, stride, real_size;
 };
-std::vector<MergedDim> merge_dims(const Shape& shape, const Shape& strides, const std::optional<Mask>& mask);
+std::vector<MergedDim> merge_dims(const SymShape& shape, const SymShape& strides, const std::optional<Mask>& mask);
 
 std::string to_string(const Mask& m);  // "((0, 4), (1, 5))"
 

@@ -43,7 +43,7 @@ struct Linear {
     return *this;
   }
   // Exact bounds over the box: the variables are independent.
-  std::pair<int64_t, int64_t> bounds(const Shape& box) const {
+  std::pair<int64_t, int64_t> bounds(const SymShape& box) const {
     sint lo = c, hi = c;
     for (size_t d = 0; d < coef.size(); d++) {
       sint span = coef[d] * (box[d] - 1);
@@ -82,7 +82,7 @@ std::optional<View> View::operator+(const View& vm1) const {
     return merged->pad(pads);
   }
   if (!view_all_int(vm1) || !view_all_int(vm2)) {
-    auto all_zero = [](const Shape& s) {
+    auto all_zero = [](const SymShape& s) {
       return std::all_of(s.begin(), s.end(), [](const sint& x) { return x == sint(0); });
     };
     if (all_zero(vm2.strides()) && all_zero(vm1.strides()) && !vm2.mask()) return vm1;
@@ -93,7 +93,7 @@ std::optional<View> View::operator+(const View& vm1) const {
   const size_t n1 = vm1.ndim(), n2 = vm2.ndim();
   std::vector<sint> origin = unravel(vm2.shape(), vm1.offset());
   std::vector<std::vector<std::pair<size_t, sint>>> terms(n2);  // per lower dim: (upper axis, step)
-  Shape strides(n1, 0);
+  SymShape strides(n1, 0);
   for (size_t d1 = 0; d1 < n1; d1++) {
     const sint& st = vm1.strides()[d1];
     if (st == sint(0)) continue;
@@ -126,7 +126,7 @@ std::optional<View> View::operator+(const View& vm1) const {
     }
   }
   if (merged_term.bounds(vm1.shape()) != std::pair<int64_t, int64_t>(0, 0)) return std::nullopt;
-  Shape vm2_shape;
+  SymShape vm2_shape;
   for (auto it = extents.rbegin(); it != extents.rend(); ++it) vm2_shape.push_back(it->first);
   if (vm2_shape != vm2.shape()) {
     std::optional<View> reshaped = vm2.reshape(vm2_shape);
@@ -136,7 +136,7 @@ std::optional<View> View::operator+(const View& vm1) const {
 
   if (vm2.mask()) {
     // Project lower's mask onto upper's axes: each masked lower dimension must depend on one axis.
-    Shape newb(n1, 0), newe = vm1.shape();
+    SymShape newb(n1, 0), newe = vm1.shape();
     bool bad = false;
     for (size_t d2 = 0; d2 < n2; d2++) {
       const auto& [b, e] = (*vm2.mask())[d2];

@@ -12,7 +12,7 @@
 
 namespace tunebed {
 
-std::vector<MergedDim> merge_dims(const Shape& shape, const Shape& strides, const std::optional<Mask>& mask) {
+std::vector<MergedDim> merge_dims(const SymShape& shape, const SymShape& strides, const std::optional<Mask>& mask) {
   std::vector<MergedDim> ret;
   if (shape.empty()) return ret;
   ret.push_back({shape[0], strides[0], resolve(ne(strides[0], 0)) ? shape[0] : sint(0)});
@@ -52,8 +52,8 @@ class Backwards {
 // not a box in the new shape. Walks both shapes from the innermost dimension, splitting an old
 // dimension into new ones or combining old ones into a new one (tinygrad's _reshape_mask).
 std::optional<std::vector<std::pair<int64_t, int64_t>>> reshape_mask(const Mask& old_mask,
-                                                                     const Shape& old_shape,
-                                                                     const Shape& new_shape) {
+                                                                     const SymShape& old_shape,
+                                                                     const SymShape& new_shape) {
   using Pair = std::pair<int64_t, int64_t>;
   std::vector<Pair> mask_ints;
   for (const auto& [b, e] : old_mask) {
@@ -101,7 +101,7 @@ std::optional<std::vector<std::pair<int64_t, int64_t>>> reshape_mask(const Mask&
 
 }  // namespace
 
-std::optional<View> View::reshape(const Shape& new_shape) const {
+std::optional<View> View::reshape(const SymShape& new_shape) const {
   if (shape_ == new_shape) return *this;
   for (const sint& s : new_shape)
     if (s.is_int() && s.to_int() < 0)
@@ -121,7 +121,7 @@ std::optional<View> View::reshape(const Shape& new_shape) const {
   if (self_all_int && !all_int(new_shape)) return std::nullopt;
 
   // Strides: each run of merged old dimensions is cut into consecutive new dimensions.
-  Shape r_strides;
+  SymShape r_strides;
   Backwards<sint> r_new_shape(new_shape, 0);
   std::vector<MergedDim> merged = merge_dims(shape_, strides_, mask_);
   for (auto it = merged.rbegin(); it != merged.rend(); ++it) {
@@ -137,7 +137,7 @@ std::optional<View> View::reshape(const Shape& new_shape) const {
     if (resolve(ne(acc, it->size))) return std::nullopt;
   }
   // Every stride consumed one new dimension; the ones left over on the left are size-1 (stride 0).
-  Shape new_strides(new_shape.size() - r_strides.size(), 0);
+  SymShape new_strides(new_shape.size() - r_strides.size(), 0);
   new_strides.insert(new_strides.end(), r_strides.rbegin(), r_strides.rend());
 
   std::optional<Mask> new_mask;

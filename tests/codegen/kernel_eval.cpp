@@ -177,8 +177,8 @@ UOp substitute_vars(const UOp& ast, const std::map<std::string, int32_t>& vars) 
   auto number = [&](const sint& s) {
     return s.is_int() ? s : sint(simplify(graph_rewrite(s.uop(), to_const)));
   };
-  auto numbers = [&](const Shape& s) {
-    Shape out;
+  auto numbers = [&](const SymShape& s) {
+    SymShape out;
     for (const sint& x : s) out.push_back(number(x));
     return out;
   };

@@ -69,7 +69,7 @@ UOp split_axis(const UOp& ast, int64_t axis, int64_t amount, AxisType type) {
     if (i != static_cast<size_t>(axis) + 1) to_end.push_back(static_cast<int64_t>(i));
   to_end.push_back(axis + 1);
   auto split = [&](const ShapeTracker& st) {
-    Shape s = st.shape();
+    SymShape s = st.shape();
     const sint size = s.at(axis);
     s[axis] = size == sint(1) ? sint(1) : floordiv(size, amount);
     s.insert(s.begin() + axis + 1, size == sint(1) ? sint(1) : sint(amount));

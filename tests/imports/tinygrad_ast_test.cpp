@@ -50,7 +50,7 @@ TEST(TinygradAst, ConstViewBecomesValidMaskedConstant) {
   EXPECT_EQ(w.src(2).const_value(), 0.0);
   // The constants themselves are unmasked and the same everywhere: stride 0, no mask.
   const ShapeTracker& z = w.src(1).src(0).arg().as_object<ShapeTracker>();
-  EXPECT_EQ(z, ShapeTracker::from_shape({3}, Shape{0}));
+  EXPECT_EQ(z, ShapeTracker::from_shape({3}, SymShape{0}));
   EXPECT_EQ(w.src(2).src(0), w.src(1).src(0));
 }
 
@@ -65,7 +65,7 @@ TEST(TinygradAst, UnmaskedConstViewIsAlreadyTheSeedForm) {
   EXPECT_EQ(ast, parsed);
   EXPECT_EQ(ast.src(0).src(1).op(), Ops::CONST);
   EXPECT_EQ(ast.src(0).src(1).src(0).arg().as_object<ShapeTracker>(),
-            ShapeTracker::from_shape({3}, Shape{0}));
+            ShapeTracker::from_shape({3}, SymShape{0}));
 }
 
 TEST(TinygradAst, SeedFormConstantIsLeftAlone) {

@@ -13,7 +13,7 @@ namespace {
 using test::golden;
 
 // The golden files' shape form: "(4, 4, 4)", "(3)".
-std::string shape_text(const Shape& s) {
+std::string shape_text(const SymShape& s) {
   std::string r = "(";
   for (size_t i = 0; i < s.size(); i++) r += (i ? ", " : "") + to_string(s[i]);
   return r + ")";

@@ -35,7 +35,7 @@ TEST(OptimizedAst, EveryViewHasTheKernelsAxesAndReducesTheirNewAxes) {
   UOp ast = k.get_optimized_ast();
   // each VIEW has the kernel's axes: the full size, or 1 where an output is reduced
   for (const UOp& v : of_op(ast, Ops::VIEW)) {
-    const Shape& s = v.arg().as_object<ShapeTracker>().shape();
+    const SymShape& s = v.arg().as_object<ShapeTracker>().shape();
     ASSERT_EQ(s.size(), k.full_shape().size());
     for (size_t i = 0; i < s.size(); i++) EXPECT_TRUE(s[i] == k.full_shape()[i] || s[i] == sint(1));
   }

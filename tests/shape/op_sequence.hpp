@@ -166,7 +166,7 @@ struct Applied {
 };
 
 inline Applied apply_case(const Case& c) {
-  Applied a{c, ShapeTracker::from_shape(Shape(c.base.begin(), c.base.end())), NaiveMap::base(c.base)};
+  Applied a{c, ShapeTracker::from_shape(SymShape(c.base.begin(), c.base.end())), NaiveMap::base(c.base)};
   for (const MovementOp& op : c.ops) {
     a.st = a.st.mop(op.op, op.to_arg());
     a.ref = op.apply(a.ref);

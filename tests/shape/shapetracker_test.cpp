@@ -11,13 +11,13 @@
 namespace tunebed {
 namespace {
 
-ShapeTracker base(const Shape& s) { return ShapeTracker::from_shape(s); }
+ShapeTracker base(const SymShape& s) { return ShapeTracker::from_shape(s); }
 
 // ---- canonical form ----------------------------------------------------------------------------
 
 TEST(ViewCreate, SizeOneDimensionsGetStrideZero) {
-  View v = View::create({4, 1, 6}, Shape{6, 6, 1});
-  EXPECT_EQ(v.strides(), (Shape{6, 0, 1}));
+  View v = View::create({4, 1, 6}, SymShape{6, 6, 1});
+  EXPECT_EQ(v.strides(), (SymShape{6, 0, 1}));
   EXPECT_TRUE(v.contiguous());
 }
 
@@ -34,13 +34,13 @@ TEST(ViewCreate, DimensionMaskedToOneIndexGetsStrideZeroAndOffset) {
 }
 
 TEST(ViewCreate, EmptyMaskZeroesStridesAndOffset) {
-  View v = View::create({4, 6}, Shape{6, 1}, 5, Mask{{1, 1}, {0, 6}});
+  View v = View::create({4, 6}, SymShape{6, 1}, 5, Mask{{1, 1}, {0, 6}});
   EXPECT_EQ(v.repr(),
             "View(shape=(4, 6), strides=(0, 0), offset=0, mask=((0, 0), (0, 0)), contiguous=False)");
 }
 
 TEST(ViewCreate, EmptyShapeIsContiguousWithZeroStrides) {
-  View v = View::create({3, 0, 2}, Shape{5, 7, 1}, 9, Mask{{1, 2}, {0, 0}, {0, 2}});
+  View v = View::create({3, 0, 2}, SymShape{5, 7, 1}, 9, Mask{{1, 2}, {0, 0}, {0, 2}});
   EXPECT_EQ(v.repr(), "View(shape=(3, 0, 2), strides=(0, 0, 0), offset=0, mask=None, contiguous=True)");
 }
 
@@ -191,14 +191,14 @@ class Symbolic : public ::testing::Test {
 TEST_F(Symbolic, ReshapeOfContiguousStaysOneView) {
   ShapeTracker st = base({N, 4}).reshape({N * 4});
   ASSERT_EQ(st.views().size(), 1u);
-  EXPECT_EQ(st.shape(), Shape{N * 4});
-  EXPECT_EQ(st.views()[0].strides(), Shape{1});
+  EXPECT_EQ(st.shape(), SymShape{N * 4});
+  EXPECT_EQ(st.views()[0].strides(), SymShape{1});
   EXPECT_TRUE(st.contiguous());
 }
 
 TEST_F(Symbolic, PadMasksUpToTheSymbolicEnd) {
   View v = base({N, 4}).pad({{1, 1}, {0, 0}}).views()[0];
-  EXPECT_EQ(v.shape(), (Shape{N + 2, 4}));
+  EXPECT_EQ(v.shape(), (SymShape{N + 2, 4}));
   EXPECT_EQ(v.offset(), sint(-4));
   ASSERT_TRUE(v.mask().has_value());
   EXPECT_EQ(*v.mask(), (Mask{{1, N + 1}, {0, 4}}));
@@ -206,21 +206,21 @@ TEST_F(Symbolic, PadMasksUpToTheSymbolicEnd) {
 
 TEST_F(Symbolic, ShrinkToSymbolicEnd) {
   View v = base({N, 4}).shrink({{0, N - 1}, {1, 3}}).views()[0];
-  EXPECT_EQ(v.shape(), (Shape{N - 1, 2}));
-  EXPECT_EQ(v.strides(), (Shape{4, 1}));
+  EXPECT_EQ(v.shape(), (SymShape{N - 1, 2}));
+  EXPECT_EQ(v.strides(), (SymShape{4, 1}));
   EXPECT_EQ(v.offset(), sint(1));
 }
 
 TEST_F(Symbolic, ExpandSizeOneToSymbolic) {
   View v = base({1, 4}).expand({N, 4}).views()[0];
-  EXPECT_EQ(v.shape(), (Shape{N, 4}));
-  EXPECT_EQ(v.strides(), (Shape{0, 1}));
+  EXPECT_EQ(v.shape(), (SymShape{N, 4}));
+  EXPECT_EQ(v.strides(), (SymShape{0, 1}));
 }
 
 TEST_F(Symbolic, ReshapeAcrossAPermuteStacksAView) {
   ShapeTracker st = base({N, 4}).permute({1, 0}).reshape({N * 4});
   ASSERT_EQ(st.views().size(), 2u);
-  EXPECT_EQ(st.views()[0].strides(), (Shape{1, 4}));
+  EXPECT_EQ(st.views()[0].strides(), (SymShape{1, 4}));
   EXPECT_TRUE(st.views()[1].contiguous());
   EXPECT_EQ(st.simplify(), st);
 }

@@ -10,12 +10,12 @@
 #include <string_view>
 
 #include "core/ir/text.hpp"
+#include "fuzz/finding_report.hpp"
 
 namespace {
 
 [[noreturn]] void report(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz_ir_parse: %s\n%s\n", what, detail.c_str());
-  std::abort();
+  tunebed::fuzz::report_finding("wrong", std::string("fuzz_ir_parse: ") + what, detail);
 }
 
 void check_round_trip(std::string_view text) {

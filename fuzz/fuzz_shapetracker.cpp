@@ -6,20 +6,25 @@
 //   - the tracker's text form (as a VIEW arg) parses back to the same tracker.
 // Every decoded op is legal, so any exception is a bug too (libFuzzer reports it as a crash).
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
+#include <string>
+#include <utility>
 
+#include "fuzz/finding_report.hpp"
 #include "tests/shape/op_sequence.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tunebed::naive;
   Applied a = apply_case(decode_case(data, size));
-  for (auto check : {check_map, check_simplify, check_index_uops, check_text_round_trip}) {
+  using Check = std::string (*)(const Applied&);
+  const std::pair<const char*, Check> checks[] = {{"map", check_map},
+                                                  {"simplify", check_simplify},
+                                                  {"index uops", check_index_uops},
+                                                  {"text round trip", check_text_round_trip}};
+  for (const auto& [name, check] : checks) {
     std::string failure = check(a);
-    if (!failure.empty()) {
-      std::fprintf(stderr, "%s\n", failure.c_str());
-      std::abort();
-    }
+    if (!failure.empty())
+      tunebed::fuzz::report_finding("wrong", std::string("fuzz_shapetracker: the ") + name + " check failed",
+                                    failure);
   }
   return 0;
 }

@@ -4,14 +4,12 @@
 // simplifying again must change nothing. A mismatch aborts with both expressions and the values.
 #include <fuzzer/FuzzedDataProvider.h>
 
-#include <cstdio>
-#include <cstdlib>
-
 #include "core/rewrite/graph_rewrite.hpp"
 #include "core/symbolic/eval.hpp"
 #include "core/symbolic/expr_gen.hpp"
 #include "core/symbolic/expr_text.hpp"
 #include "core/symbolic/symbolic.hpp"
+#include "fuzz/finding_report.hpp"
 
 namespace {
 
@@ -20,9 +18,8 @@ struct BytesSource {
   int64_t pick(int64_t lo, int64_t hi) { return fdp.ConsumeIntegralInRange<int64_t>(lo, hi); }
 };
 
-[[noreturn]] void report(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz_symbolic: %s\n%s\n", what, detail.c_str());
-  std::abort();
+[[noreturn]] void report(const char* kind, const char* what, const std::string& detail) {
+  tunebed::fuzz::report_finding(kind, std::string("fuzz_symbolic: ") + what, detail);
 }
 
 }  // namespace
@@ -38,13 +35,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     s = simplify(e);
   } catch (const std::exception& ex) {
-    report("simplify threw", print_expr(e) + "\n" + ex.what());
+    report("crash", "simplify threw", print_expr(e) + "\n" + ex.what());
   }
   uint64_t seed = fdp.ConsumeIntegral<uint64_t>();
   if (auto m = find_mismatch(e, s, 64, 16, seed))
-    report("simplify changed the value",
+    report("wrong", "simplify changed the value",
            "input:      " + print_expr(e) + "\nsimplified: " + print_expr(s) + "\nat:         " + m->to_string());
   UOp again = simplify(s);
-  if (!(again == s)) report("simplify is not idempotent", print_expr(s) + "\nsimplifies to " + print_expr(again));
+  if (!(again == s)) report("wrong", "simplify is not idempotent", print_expr(s) + "\nsimplifies to " + print_expr(again));
   return 0;
 }

@@ -14,14 +14,14 @@
 #include "core/imports/tinygrad_ast.hpp"
 #include "core/ir/text.hpp"
 #include "core/ir/tinygrad_text.hpp"
+#include "fuzz/finding_report.hpp"
 
 namespace {
 
 using namespace tunebed;
 
 [[noreturn]] void report(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz_tinygrad_ast: %s\n%s\n", what, detail.c_str());
-  std::abort();
+  tunebed::fuzz::report_finding("wrong", std::string("fuzz_tinygrad_ast: ") + what, detail);
 }
 
 // print_uop(u) parses back to u and prints the same again.

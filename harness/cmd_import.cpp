@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/imports/corpus.hpp"
+#include "core/ir/text.hpp"
+#include "core/opt/cost.hpp"
 #include "harness/cli.hpp"
 #include "results/tuning_db.hpp"
 
@@ -26,12 +28,18 @@ void write_db(const std::string& path, const std::string& file, const imports::C
     throw UsageError(e.what());
   }
   for (const imports::CorpusKernel& k : r.kernels) {
-    // flops is left 0: counting it needs each ALU's iteration space, which core/opt's Kernel knows.
+    // core/imports sits under core/opt, which counts the work: the cost is added here.
+    KernelCost cost;
+    try {
+      cost = kernel_cost(parse_uop(k.text));
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "warning: line " << k.line << ": no flops/bytes: " << e.what() << "\n";
+    }
     db->upsert_kernel({.hash = k.hash,
                        .ast = k.text,
                        .shape = k.shape,
-                       .flops = 0,
-                       .bytes = k.bytes,
+                       .flops = cost.flops,
+                       .bytes = cost.bytes,
                        .source = file + ":" + std::to_string(k.line)});
   }
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/db_cli.hpp"
+#include "results/findings.hpp"
 #include "results/json_lines.hpp"
 
 namespace tunebed::cli {
@@ -365,12 +366,41 @@ int diff(const std::vector<std::string>& args) {
   return 0;
 }
 
-// `tunebed query findings` waits for a findings table in results/ (fuzzer findings are not stored yet).
+int findings(const std::vector<std::string>& args) {
+  CommandLine cl{.synopsis = "tunebed query findings [options]",
+                 .description =
+                     "Every fuzz finding (tunebed fuzz), oldest first: the target, what happened, the\n"
+                     "signature it is deduplicated by, how often and when it was seen, and the size of\n"
+                     "the smallest input kept (tunebed fuzz repro ID replays it)."};
+  add_query_options(cl);
+  cl.examples = {"tunebed query findings", "tunebed query findings --format json"};
+  auto vm = parse(cl, args);
+  if (!vm) return 0;
+  Output out = output_options(*vm);
+  auto db = open_for_reading((*vm)["db"].as<std::string>());
+  Table t{{{"id"},
+           {"target"},
+           {"kind"},
+           {"signature", 60},
+           {"count"},
+           {"input_bytes"},
+           {"minimized"},
+           {"max_error"},
+           {"first_seen"},
+           {"last_seen"}}};
+  for (const auto& f : results::Findings(db.db()).list())
+    t.add_row({f.id, f.target, f.kind, f.signature, f.count, static_cast<int64_t>(f.input.size()),
+               static_cast<int64_t>(f.minimized), maybe(f.max_error), f.first_seen, f.last_seen});
+  write_table(t, out.format, out.verbosity, std::cout);
+  return 0;
+}
+
 const std::vector<Subcommand> kQueries = {
     {"best", "the winner of each kernel on each device", best},
     {"compare", "each kernel's winners on two devices, side by side", compare},
     {"diff", "the winners of two databases, side by side", diff},
     {"failures", "candidates that failed to compile, crashed, hung or were wrong", failures},
+    {"findings", "fuzz findings: target, kind, signature, count, input size", findings},
     {"history", "every candidate measured for one kernel", history},
     {"runs", "every tuning run", runs},
     {"why", "the search trace of a kernel's winner and its near-ties", why},
@@ -378,7 +408,7 @@ const std::vector<Subcommand> kQueries = {
 
 int run(const std::vector<std::string>& args) { return run_subcommand("query", kQueries, args); }
 
-const Registrar reg{"query", "ask a tuning database: best, history, why, failures, runs, compare, diff", run};
+const Registrar reg{"query", "ask a tuning database: best, history, why, failures, findings, runs, compare, diff", run};
 
 }  // namespace
 }  // namespace tunebed::cli

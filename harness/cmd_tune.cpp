@@ -1,16 +1,25 @@
-// `tunebed tune`: tune every kernel of some workloads on a device into the tuning database.
-// With no workloads it tunes the default batch, the README's main job.
-#include <cstdio>
+// `tunebed tune`: tune every kernel of a batch (workloads, a manifest, or the default batch) on a
+// device into the tuning database, as one run that can be stopped, resumed and sharded.
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <iostream>
-#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "core/schedule/schedule.hpp"
-#include "core/tensor/workloads.hpp"
+#include "core/ir/text.hpp"
 #include "harness/build_info.hpp"
 #include "harness/cli.hpp"
-#include "results/tuning_db.hpp"
+#include "harness/db_cli.hpp"
+#include "harness/manifest.hpp"
+#include "harness/progress.hpp"
+#include "harness/table_format.hpp"
+#include "harness/tune_batch.hpp"
+#include "results/json_lines.hpp"
+#include "search/kernel_space.hpp"
 #include "search/kernel_target.hpp"
 #include "search/tune.hpp"
 #include "search/worker_pool.hpp"
@@ -26,112 +35,321 @@ const std::vector<std::string> kDefaultBatch = {
     "elementwise:N=1048576,length=4,dtype=float32",
 };
 
-std::unique_ptr<search::Strategy> make_strategy(const std::string& name, uint64_t seed, int width) {
-  if (name == "beam") return search::make_beam({.width = width});
-  if (name == "random") return search::make_random({.seed = seed});
-  if (name == "hill") return search::make_hill_climb({.seed = seed});
-  if (name == "annealing") return search::make_annealing({.seed = seed});
-  throw UsageError("unknown strategy '" + name + "' (expected beam, random, hill or annealing)");
+// Set by SIGINT/SIGTERM; tune() reads it at every candidate boundary. The handler is reset after
+// the first signal (SA_RESETHAND), so a second Ctrl-C kills at once (the run stays resumable).
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
+
+extern "C" void request_stop(int) { g_stop.store(true); }
+
+// Installed before the worker pool forks, so workers inherit it too: a SIGTERM sent to every
+// process of a Slurm job does not kill a worker mid-candidate (which would record a crash).
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = request_stop;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND | SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 }
 
-struct Row {
-  std::string kernel, shape, opts, hand_opts;
-  double tuned_us = 0;
-  bool cache_hit = false;
+// TUNEBED_WORKERS, the default of --jobs (docs/ENVIRONMENT.md).
+int workers_from_env() {
+  const char* text = std::getenv("TUNEBED_WORKERS");
+  if (!text || !*text) return 0;
+  char* end = nullptr;
+  const long n = std::strtol(text, &end, 10);
+  if (*end != '\0' || n < 0 || n > 4096)
+    throw UsageError(std::string("TUNEBED_WORKERS='") + text +
+                     "': expected a number of worker processes (0: one per core)");
+  return static_cast<int>(n);
+}
+
+std::string default_batch_text() {
+  std::string s;
+  for (const auto& w : kDefaultBatch) s += "\n  " + w;
+  return s;
+}
+
+results::TuningDb open_db(const std::string& path, results::TuningDb::Mode mode) {
+  try {
+    return results::TuningDb::open(path, mode);
+  } catch (const results::DbError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+// The batch a run works through, and what the run row stores about it.
+struct Batch {
+  std::vector<BatchKernel> kernels;
+  uint64_t seed = 0;
+  bool retune = false;
 };
 
-int run(const std::vector<std::string>& args) {
-  CommandLine cl{
-      .synopsis = "tunebed tune [WORKLOAD...] [options]",
-      .description =
-          "Schedule each workload into kernels and tune every kernel on the device: a search\n"
-          "over OptOps in isolated worker processes, every candidate verified against the\n"
-          "unoptimized kernel and recorded in the tuning database. A kernel already tuned on the\n"
-          "same device (same AST hash and action space) reuses its stored winner, re-verified,\n"
-          "unless --retune. With no WORKLOAD, tunes the default batch:\n  " +
-          [] {
-            std::string s;
-            for (const auto& w : kDefaultBatch) s += (s.empty() ? "" : "\n  ") + w;
-            return s;
-          }(),
+KernelLookup lookup_in(std::optional<results::TuningDb>& db, const std::string& path) {
+  return [&db, path](const std::string& hash) -> std::optional<std::pair<std::string, std::string>> {
+    if (!db) db.emplace(open_db(path, results::TuningDb::Mode::existing));
+    results::Statement st = db->db().prepare("SELECT ast, source FROM kernels WHERE hash = ?");
+    st.bind_all(hash);
+    if (!st.step()) return std::nullopt;
+    return std::pair{st.column_text(0), st.column_text(1)};
   };
-  cl.options.add_options()                                                                      //
+}
+
+// A new batch from the command line: workload arguments, then the manifest's entries.
+Batch plan_batch(const po::variables_map& vm, const TuneDefaults& defaults,
+                 std::optional<results::TuningDb>& db) {
+  std::vector<ManifestEntry> entries;
+  std::vector<std::string> specs = vm.count("workload")   ? vm["workload"].as<std::vector<std::string>>()
+                                   : vm.count("manifest") ? std::vector<std::string>{}
+                                                          : kDefaultBatch;
+  for (size_t i = 0; i < specs.size(); i++)
+    entries.push_back(
+        {.kind = ManifestEntry::Kind::workload, .value = specs[i], .origin = "workload " + specs[i]});
+  if (vm.count("manifest")) {
+    std::vector<ManifestEntry> m = read_manifest(vm["manifest"].as<std::string>());
+    entries.insert(entries.end(), m.begin(), m.end());
+  }
+  Batch batch{.seed = vm["seed"].as<uint64_t>(), .retune = vm["retune"].as<bool>()};
+  std::vector<BatchKernel> all =
+      expand(entries, defaults, batch.seed, lookup_in(db, vm["db"].as<std::string>()));
+  const Shard shard = vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
+  for (size_t i = 0; i < all.size(); i++)
+    if (shard.contains(i)) batch.kernels.push_back(std::move(all[i]));
+  return batch;
+}
+
+results::RunSpec run_spec(const Batch& batch, const TuneDefaults& defaults) {
+  results::RunSpec spec;
+  spec.strategy = defaults.strategy;
+  for (const BatchKernel& k : batch.kernels)
+    if (*k.options.strategy != defaults.strategy) spec.strategy = "mixed";
+  results::JsonRow params =
+      results::parse_json_object(make_strategy(defaults.strategy, batch.seed, defaults.width)->params_json());
+  params.emplace_back("retune", static_cast<int64_t>(batch.retune));
+  params.emplace_back("plan", plan_text(batch.kernels));
+  spec.params = results::to_json(params);
+  spec.seed = static_cast<int64_t>(batch.seed);
+  spec.budget_candidates = defaults.budget;
+  spec.budget_seconds = defaults.seconds;
+  spec.action_space_version = search::action_space_version({});
+  spec.tunebed_version = build_version();
+  spec.git_rev = build_git_rev();
+  return spec;
+}
+
+// The batch of run SPEC (an id or uuid prefix) in DB, which must be a `tune` batch not yet
+// completed; RUN is set to it.
+Batch resumed_batch(std::optional<results::TuningDb>& db, const std::string& spec, results::Run& run) {
+  try {
+    run = db->run(db->resolve_run(spec));
+  } catch (const results::DbError& e) {
+    throw UsageError("--resume: " + std::string(e.what()));
+  }
+  const std::string name = "run " + std::to_string(run.id);
+  if (run.status == results::RunStatus::completed)
+    throw UsageError("--resume: " + name + " has completed; there is nothing to resume");
+  std::optional<std::string> plan;
+  Batch batch{.seed = static_cast<uint64_t>(run.seed)};
+  try {
+    for (const auto& [key, value] : results::parse_json_object(run.params)) {
+      if (key == "plan" && std::holds_alternative<std::string>(value)) plan = std::get<std::string>(value);
+      if (key == "retune" && std::holds_alternative<int64_t>(value))
+        batch.retune = std::get<int64_t>(value) != 0;
+    }
+  } catch (const std::invalid_argument&) {
+  }  // params that are not a flat object hold no plan either
+  if (!plan) throw UsageError("--resume: " + name + " was not started by `tunebed tune` (it stores no plan)");
+  batch.kernels = expand(parse_manifest(*plan, name + "'s plan", ""), TuneDefaults{}, batch.seed,
+                         lookup_in(db, db->path()));
+  return batch;
+}
+
+// A batch and the run that records it: resumed, or planned from the command line and begun.
+struct Session {
+  std::optional<results::TuningDb> db;
+  results::Run run;
+  Batch batch;
+  bool resumed = false;
+};
+
+// Every kernel is planned before the database is created or a worker forked: bad input fails
+// fast and leaves no file behind.
+Session start_session(const po::variables_map& vm, const TuneDefaults& defaults) {
+  Session s;
+  const std::string db_path = vm["db"].as<std::string>();
+  if (vm.count("resume")) {
+    for (const char* planned :
+         {"workload", "manifest", "shard", "strategy", "width", "budget", "seconds", "seed", "retune"})
+      if (vm.count(planned) && !vm[planned].defaulted())
+        throw UsageError("--resume finishes the run's own plan with its own options: drop --" +
+                         std::string(planned));
+    s.db.emplace(open_db(db_path, results::TuningDb::Mode::existing));
+    s.batch = resumed_batch(s.db, vm["resume"].as<std::string>(), s.run);
+    s.run = s.db->resume_run(s.run.id);
+    s.resumed = true;
+    return s;
+  }
+  s.batch = plan_batch(vm, defaults, s.db);
+  if (s.batch.kernels.empty()) return s;
+  if (!s.db) s.db.emplace(open_db(db_path, results::TuningDb::Mode::create));
+  // The plan names kernels by hash, so their ASTs go into the database before the run begins.
+  for (const BatchKernel& k : s.batch.kernels) {
+    std::string shape;
+    try {
+      shape = search::shape_summary(k.ast);
+    } catch (const std::exception&) {
+    }  // the kernel's own tuning will say what is wrong with it
+    s.db->upsert_kernel({.hash = k.hash, .ast = print_uop(k.ast), .shape = shape, .source = k.source});
+  }
+  s.run = s.db->begin_run(run_spec(s.batch, defaults));
+  return s;
+}
+
+struct Outcome {
+  std::string hash, shape;
+  std::optional<search::TuneResult> result;  // none when the kernel failed
+};
+
+void print_summary(const std::vector<Outcome>& outcomes, std::ostream& out) {
+  Table t{{id_column("kernel"), {"shape", 24}, {"hand_us"}, {"tuned_us"}, {"speedup"}, {"cache"}, {"opts"}}};
+  for (const Outcome& o : outcomes) {
+    const search::TuneResult* r = o.result ? &*o.result : nullptr;
+    Cell hand = r && r->hand_coded_s ? Cell{*r->hand_coded_s * 1e6} : Cell{};
+    Cell tuned = r && !r->interrupted ? Cell{r->median_s * 1e6} : Cell{};
+    Cell speedup = r && r->hand_coded_s && !r->interrupted && r->median_s > 0
+                       ? Cell{*r->hand_coded_s / r->median_s}
+                       : Cell{};
+    std::string state = !r ? "failed" : r->interrupted ? "stopped" : r->cache_hit ? "hit" : "-";
+    t.add_row({o.hash, o.shape, hand, tuned, speedup, state, r && !r->opts.empty() ? r->opts : "none"});
+  }
+  write_table(t, Format::table, Verbosity::normal, out);
+}
+
+int run(const std::vector<std::string>& args) {
+  const int default_workers = workers_from_env();
+  CommandLine cl{
+      .synopsis = "tunebed tune [WORKLOAD...] [--manifest FILE] [--shard I/N] [--resume RUN] [options]",
+      .description =
+          "Schedule each workload into kernels and tune every kernel on the device: a search over\n"
+          "OptOps in isolated worker processes, every candidate verified against the unoptimized\n"
+          "kernel and recorded in the tuning database. The batch is one run. A kernel already tuned\n"
+          "on the same device (same AST hash and action space) reuses its stored winner,\n"
+          "re-verified, unless --retune. At the end a table compares each winner with tinygrad's\n"
+          "hand-coded opts, both re-timed in one interleaved measurement (hand_us, tuned_us).\n\n"
+          "--manifest FILE lists workloads, kernel AST files (`ast PATH`), tinygrad corpora\n"
+          "(`corpus PATH [sample=N] [seed=S] [filter=reduce]`) and stored kernels (`kernel HASH`),\n"
+          "one per line, each with optional strategy= budget= seconds= width=; the format is\n"
+          "documented in harness/manifest.hpp. --shard I/N (1 <= I <= N) tunes every N-th kernel\n"
+          "from the I-th, so N machines share a manifest (scripts/slurm/tune-array.sbatch).\n\n"
+          "Ctrl-C or SIGTERM stops at the next candidate: what was measured is kept, the run is\n"
+          "marked interrupted, and `tunebed tune --resume RUN --db F` finishes it (exit 130).\n"
+          "Environment: TUNEBED_WORKERS, TUNEBED_CACHE_DIR, TUNEBED_CLANG (docs/ENVIRONMENT.md).\n"
+          "Exit codes: 0 ok, 1 a kernel could not be tuned, 2 bad usage or input, 130 interrupted.\n\n"
+          "With no WORKLOAD and no --manifest, tunes the default batch:" +
+          default_batch_text(),
+  };
+  cl.options.add_options()                                                                       //
       ("workload", po::value<std::vector<std::string>>(), "workload specs (tunebed workloads)")  //
-      ("device", po::value<std::string>()->default_value("cpu"), "device to tune on")           //
-      ("strategy", po::value<std::string>()->default_value("beam"), "beam, random, hill or annealing")
-      ("width", po::value<int>()->default_value(2), "beam width")                              //
+      ("manifest", po::value<std::string>(), "tune the entries of this manifest file")           //
+      ("shard", po::value<std::string>(), "tune only the I-th of N round-robin slices, I/N")     //
+      ("resume", po::value<std::string>(), "finish this interrupted run (id or uuid prefix)")    //
+      ("device", po::value<std::string>()->default_value("cpu"), "device to tune on")            //
+      ("strategy", po::value<std::string>()->default_value("beam"), "beam, random, hill or annealing")(
+          "width", po::value<int>()->default_value(2), "beam width")                            //
       ("budget", po::value<int64_t>()->default_value(24), "candidates per kernel at most")      //
       ("seconds", po::value<double>()->default_value(60), "wall seconds per kernel at most")    //
       ("seed", po::value<uint64_t>()->default_value(0), "seed of the strategy and the inputs")  //
-      ("jobs", po::value<int>()->default_value(0), "worker processes (0: one per core)")         //
-      ("db", po::value<std::string>()->default_value("results/tuning.db"), "tuning database")  //
-      ("retune", po::bool_switch(), "tune again even where the database has a winner");
+      ("jobs", po::value<int>()->default_value(default_workers),
+       "worker processes (0: one per core; env TUNEBED_WORKERS)")                       //
+      ("db", po::value<std::string>()->default_value(kDefaultDb), "tuning database")    //
+      ("retune", po::bool_switch(), "tune again even where the database has a winner")  //
+      ("progress", po::value<std::string>()->default_value("auto"), "auto, live, jsonl or none");
   cl.positional.add("workload", -1);
   cl.examples = {"tunebed tune", "tunebed tune matmul:M=512,N=512,K=512 --strategy annealing --budget 64",
-                 "tunebed tune softmax --db my.db --retune"};
+                 "tunebed tune --manifest campaign.txt --shard 2/8 --db shard-2.db --progress=jsonl",
+                 "tunebed tune --resume 3 --db results/tuning.db"};
   auto vm = parse(cl, args);
   if (!vm) return 0;
 
-  std::vector<std::string> specs =
-      vm->count("workload") ? (*vm)["workload"].as<std::vector<std::string>>() : kDefaultBatch;
-  std::string device = (*vm)["device"].as<std::string>();
+  const std::string db_path = (*vm)["db"].as<std::string>();
+  const std::string device = (*vm)["device"].as<std::string>();
   if (device != "cpu") throw UsageError("tune renders kernels for the CPU only so far, not '" + device + "'");
-  int64_t budget = (*vm)["budget"].as<int64_t>();
-  if (budget < 1) throw UsageError("--budget must be at least 1");
-  uint64_t seed = (*vm)["seed"].as<uint64_t>();
-  std::string strategy_name = (*vm)["strategy"].as<std::string>();
-  make_strategy(strategy_name, seed, (*vm)["width"].as<int>());  // a bad name fails before any work
+  const TuneDefaults defaults{(*vm)["strategy"].as<std::string>(), (*vm)["budget"].as<int64_t>(),
+                              (*vm)["seconds"].as<double>(), (*vm)["width"].as<int>()};
+  if (defaults.budget < 1) throw UsageError("--budget must be at least 1");
+  make_strategy(defaults.strategy, 0, defaults.width);  // a bad name fails before any work
+  std::unique_ptr<Progress> progress = make_progress((*vm)["progress"].as<std::string>());
 
-  // Every workload is scheduled before any worker is forked, so bad input fails fast.
-  struct Job {
-    std::string spec;
-    UOp ast;
-  };
-  std::vector<Job> jobs;
-  for (const std::string& spec : specs) {
-    auto workload = [&] {
-      try {
-        return make_workload(spec, seed);
-      } catch (const WorkloadError& e) {
-        throw UsageError(e.what());
-      }
-    };
-    Workload w = workload();
-    for (const ScheduleItem& item : create_schedule({w.output.uop()}).items)
-      if (!item.is_copy()) jobs.push_back({w.spec, item.ast});
+  Session session = start_session(*vm, defaults);
+  if (session.batch.kernels.empty()) {
+    std::cerr << "nothing to tune: shard " << (*vm)["shard"].as<std::string>() << " has no kernels\n";
+    return 0;
   }
+  results::TuningDb& db = *session.db;
+  const Batch& batch = session.batch;
+  const results::Run& run = session.run;
 
-  results::TuningDb db = results::TuningDb::open((*vm)["db"].as<std::string>(), results::TuningDb::Mode::create);
+  install_stop_handlers();
   search::WorkerPool pool({.workers = (*vm)["jobs"].as<int>()});
   search::TuneOptions options;
   options.device = device;
-  options.budget = {budget, (*vm)["seconds"].as<double>()};
-  options.retune = (*vm)["retune"].as<bool>();
-  options.seed = seed;
-  options.input_seed = seed;
+  options.retune = batch.retune;
+  options.seed = batch.seed;
+  options.input_seed = batch.seed;
+  options.run_id = run.id;
+  options.stop = &g_stop;
   options.tunebed_version = build_version();
   options.git_rev = build_git_rev();
 
-  std::vector<Row> rows;
-  for (size_t i = 0; i < jobs.size(); i++) {
-    search::KernelTarget target(jobs[i].ast, jobs[i].spec, device);
-    auto strategy = make_strategy(strategy_name, seed, (*vm)["width"].as<int>());
-    std::cerr << "kernel " << i + 1 << "/" << jobs.size() << " " << target.target().kernel.shape << " ("
-              << jobs[i].spec << ")\n";
-    search::TuneResult r = search::tune(target.target(), *strategy, pool, db, options);
-    rows.push_back({target.target().kernel.hash, target.target().kernel.shape, r.opts, target.hand_coded_opts(),
-                    r.median_s * 1e6, r.cache_hit});
+  progress->run_start({run.id, run.uuid, db_path, batch.kernels.size(), session.resumed});
+  std::vector<Outcome> outcomes;
+  size_t failed = 0;
+  bool interrupted = false;
+  for (size_t i = 0; i < batch.kernels.size() && !interrupted; i++) {
+    if (g_stop.load()) {
+      interrupted = true;
+      break;
+    }
+    const BatchKernel& k = batch.kernels[i];
+    const KernelSlot slot{i + 1, batch.kernels.size(), *k.options.budget};
+    Outcome& outcome = outcomes.emplace_back(Outcome{k.hash, "", std::nullopt});
+    try {
+      search::KernelTarget target(k.ast, k.source, device);
+      search::TuneTarget& t = target.target();
+      t.baseline = t.parse(target.hand_coded_opts());
+      outcome.shape = t.kernel.shape;
+      auto strategy = make_strategy(*k.options.strategy, batch.seed, *k.options.width);
+      options.budget = {*k.options.budget, *k.options.seconds};
+      options.on_event = [&](const search::TuneEvent& e) { progress->event(slot, e); };
+      outcome.result = search::tune(t, *strategy, pool, db, options);
+      interrupted = outcome.result->interrupted;
+    } catch (const std::exception& e) {
+      // One kernel that cannot be tuned (its reference fails, codegen rejects it) does not stop
+      // the batch; it is reported and the exit code says so.
+      failed++;
+      progress->kernel_failed(slot, k.hash, e.what());
+      std::cerr << "error: " << k.origin << ": kernel " << k.hash << ": " << e.what() << "\n";
+    }
   }
 
-  std::printf("%-16s %-28s %10s  %-5s %s\n", "kernel", "shape", "tuned_us", "cache", "opts (hand-coded)");
-  for (const Row& r : rows)
-    std::printf("%-16s %-28s %10.1f  %-5s %s (%s)\n", r.kernel.c_str(), r.shape.c_str(), r.tuned_us,
-                r.cache_hit ? "hit" : "-", r.opts.empty() ? "none" : r.opts.c_str(),
-                r.hand_opts.empty() ? "none" : r.hand_opts.c_str());
-  return 0;
+  const size_t done = static_cast<size_t>(
+      std::ranges::count_if(outcomes, [](const Outcome& o) { return o.result && !o.result->interrupted; }));
+  if (interrupted)
+    db.mark_interrupted(run.id);
+  else
+    db.finish_run(run.id, results::RunStatus::completed);
+  progress->run_done(interrupted ? "interrupted" : "completed", done, failed);
+  // With --progress=jsonl stdout carries only JSON lines.
+  print_summary(outcomes, (*vm)["progress"].as<std::string>() == "jsonl" ? std::cerr : std::cout);
+  if (interrupted) {
+    std::cerr << "interrupted: resume with tunebed tune --resume " << run.id << " --db " << db_path << "\n";
+    return 130;
+  }
+  return failed > 0 ? 1 : 0;
 }
 
-const Registrar reg{"tune", "tune the kernels of workloads into the tuning database", run};
+const Registrar reg{"tune", "tune the kernels of workloads or a manifest into the tuning database", run};
 
 }  // namespace
 }  // namespace tunebed::cli

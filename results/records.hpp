@@ -79,6 +79,14 @@ struct CommittedCandidate {
   std::optional<double> median_us;
 };
 
+// A candidate of a run measured again at the end of its kernel's search (the interleaved
+// re-timing of search/tune.hpp): its samples and median replace the search's.
+struct RetimedCandidate {
+  int64_t seq = 0;
+  std::vector<double> samples_us;
+  double median_us = 0;
+};
+
 // The stored winner for one (kernel, device, action-space version): the tuning cache entry.
 struct BestEntry {
   int64_t candidate_id = 0;

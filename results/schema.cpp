@@ -159,6 +159,25 @@ JOIN devices d ON d.id = c.device_id
 WINDOW w AS (PARTITION BY c.run_id, c.kernel_id, c.device_id ORDER BY c.seq ROWS UNBOUNDED PRECEDING);
 )sql";
 
+// Version 4: fuzz findings (results/findings.hpp). One row per (target, kind, signature); the
+// input is the smallest reproducer seen, as hex.
+constexpr std::string_view kFindings = R"sql(
+CREATE TABLE findings (
+  id         INTEGER PRIMARY KEY,
+  target     TEXT NOT NULL,
+  kind       TEXT NOT NULL CHECK (kind IN ('crash', 'wrong', 'timeout', 'leak')),
+  signature  TEXT NOT NULL,
+  input      TEXT NOT NULL,
+  detail     TEXT NOT NULL DEFAULT '',
+  max_error  REAL,
+  first_seen TEXT NOT NULL,
+  last_seen  TEXT NOT NULL,
+  count      INTEGER NOT NULL DEFAULT 1 CHECK (count >= 1),
+  minimized  INTEGER NOT NULL DEFAULT 0 CHECK (minimized IN (0, 1)),
+  UNIQUE (target, kind, signature)
+);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
@@ -166,6 +185,7 @@ const std::vector<Migration>& migrations() {
       {1, "tables", kTables},
       {2, "run-uuid-and-provenance", kRunIdentity},
       {3, "views", kViews},
+      {4, "fuzz-findings", kFindings},
   };
   return list;
 }

@@ -53,7 +53,9 @@ class TuningDb {
 
   // --- writes (writes.cpp) ---
   // Returns the id of the row with this fingerprint / hash, inserting it if new. A hash already
-  // stored with a different AST text is an error: the canonical form or the hash is broken.
+  // stored with a different AST text is an error: the canonical form or the hash is broken. A
+  // kernel stored without its FLOPs or bytes (0: an import, a plan written before costing) takes
+  // them from the first upsert that knows them.
   int64_t upsert_device(const Device& device);
   int64_t upsert_kernel(const Kernel& kernel);
   Run begin_run(const RunSpec& spec);
@@ -61,6 +63,12 @@ class TuningDb {
   void mark_interrupted(int64_t run_id);
   // Puts an interrupted (or killed: still 'running') run back to running, for --resume.
   Run resume_run(int64_t run_id);
+  // Ends a kernel's search in RUN_ID: each RETIMED candidate (by seq) takes the re-timing's
+  // samples and median as its final measurement, and WINNER_SEQ becomes the stored best of its
+  // kernel, device and action-space version even where another candidate's stored median is
+  // lower: the declared winner of the latest search, not the lowest figure ever seen, is what
+  // the cache serves. One transaction.
+  void declare_winner(int64_t run_id, int64_t winner_seq, const std::vector<RetimedCandidate>& retimed);
   // Quarantines opts for a kernel on a device (crashes and timeouts are quarantined on insert).
   void quarantine(int64_t kernel_id, int64_t device_id, std::string_view opts, std::string_view reason);
 

@@ -4,6 +4,7 @@
 
 #include <climits>
 
+#include "results/json_lines.hpp"
 #include "results/schema.hpp"
 #include "results/tuning_db.hpp"
 
@@ -39,7 +40,9 @@ int64_t TuningDb::upsert_kernel(const Kernel& k) {
   Transaction tx(db_);
   db_.prepare(R"sql(
       INSERT INTO kernels (hash, ast, shape, flops, bytes, source) VALUES (?, ?, ?, ?, ?, ?)
-      ON CONFLICT (hash) DO NOTHING)sql")
+      ON CONFLICT (hash) DO UPDATE SET
+        flops = CASE WHEN kernels.flops = 0 THEN excluded.flops ELSE kernels.flops END,
+        bytes = CASE WHEN kernels.bytes = 0 THEN excluded.bytes ELSE kernels.bytes END)sql")
       .bind_all(k.hash, k.ast, k.shape, k.flops, k.bytes, k.source)
       .run();
   Statement find = db_.prepare("SELECT id, ast FROM kernels WHERE hash = ?");
@@ -97,6 +100,31 @@ Run TuningDb::resume_run(int64_t run_id) {
   }
   db_.prepare("UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?").bind_all(run_id).run();
   return run(run_id);
+}
+
+void TuningDb::declare_winner(int64_t run_id, int64_t winner_seq,
+                              const std::vector<RetimedCandidate>& retimed) {
+  Transaction tx(db_);
+  for (const RetimedCandidate& r : retimed) {
+    db_.prepare(R"sql(
+        UPDATE candidates SET samples_us = ?, median_us = ?
+        WHERE run_id = ? AND seq = ? AND status = 'ok')sql")
+        .bind_all(json_numbers(r.samples_us), r.median_us, run_id, r.seq)
+        .run();
+  }
+  db_.prepare(R"sql(
+      INSERT INTO best (kernel_id, device_id, action_space_version, candidate_id)
+        SELECT c.kernel_id, c.device_id, r.action_space_version, c.id
+        FROM candidates c JOIN runs r ON r.id = c.run_id
+        WHERE c.run_id = ? AND c.seq = ? AND c.status = 'ok'
+      ON CONFLICT (kernel_id, device_id, action_space_version)
+        DO UPDATE SET candidate_id = excluded.candidate_id)sql")
+      .bind_all(run_id, winner_seq)
+      .run();
+  if (db_.changes() != 1)
+    throw DbError("declare_winner: run " + std::to_string(run_id) + " has no ok candidate " +
+                  std::to_string(winner_seq));
+  tx.commit();
 }
 
 void TuningDb::quarantine(int64_t kernel_id, int64_t device_id, std::string_view opts,

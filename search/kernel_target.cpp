@@ -1,8 +1,8 @@
 #include "search/kernel_target.hpp"
 
-
 #include "core/codegen/codegen.hpp"
 #include "core/ir/text.hpp"
+#include "core/opt/cost.hpp"
 #include "core/opt/heuristic.hpp"
 #include "core/opt/kernel.hpp"
 
@@ -30,18 +30,21 @@ KernelTarget::KernelTarget(const UOp& ast, const std::string& source, const std:
   root_ = std::make_unique<Kernel>(ast_, renderer);
   space_ = std::make_unique<KernelSpace>(*root_, std::move(options));
   std::string text = print_uop(ast_);
-  target_.kernel = results::Kernel{0, kernel_hash(ast_), text, shape_summary(ast_), 0, 0, source};
+  KernelCost cost = kernel_cost(ast_);
+  target_.kernel =
+      results::Kernel{0, kernel_hash(ast_), text, shape_summary(ast_), cost.flops, cost.bytes, source};
   target_.space = space_.get();
   target_.action_space_version = space_->version();
   target_.render = [this, renderer](const Path& state) {
     ProgramSpec p = get_program(space_->kernel(state).get_optimized_ast(), renderer);
-    KernelSource src{p.source, p.name, {}};
-    src.dims.global = {p.num_cores, 1, 1};
-    return src;
+    return KernelSource{p.source, p.name, p.launch_dims(target_.vars)};
   };
   target_.parse = [this](const std::string& opts) { return space_->parse(opts); };
   ProgramSpec plain = get_program(root_->get_optimized_ast(), renderer);
   for (const DType& g : plain.globals) target_.buffers.emplace_back(g.base(), g.size);
+  // A symbolic kernel is tuned at its variables' largest values, as tinygrad's BEAM does: the
+  // buffers are sized for them, and that is the case worth being fast for.
+  for (const UOp& v : plain.vars) target_.vars.push_back(static_cast<int32_t>(v.vmax()));
   target_.output = 0;
 }
 

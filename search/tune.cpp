@@ -25,12 +25,22 @@ std::string source_hash(const std::string& source) {
   return buf;
 }
 
+// Thrown through the strategy when TuneOptions::stop is set; tune() catches it.
+struct Stopped {};
+
+// A candidate of the run, committed or just recorded: what resuming and declaring need of it.
+struct Known {
+  int64_t seq = 0;
+  CandidateStatus status = CandidateStatus::ok;
+  double cost = INFINITY;  // seconds; +inf unless ok
+};
+
 // The search's cost function: render, run in the pool, record, answer seconds (+inf if failed).
 class TuneCost : public CostFunction {
  public:
   TuneCost(TuneTarget& target, WorkerPool& pool, results::CandidateWriter& writer, Job proto,
-           int64_t kernel_id, int64_t device_id, std::map<std::string, double> committed,
-           std::set<std::string> quarantined, TuneResult& counts)
+           int64_t kernel_id, int64_t device_id, std::map<std::string, Known> committed,
+           std::set<std::string> quarantined, const TuneOptions& options, TuneResult& counts)
       : target_(target),
         pool_(pool),
         writer_(writer),
@@ -39,6 +49,7 @@ class TuneCost : public CostFunction {
         device_id_(device_id),
         committed_(std::move(committed)),
         quarantined_(std::move(quarantined)),
+        options_(options),
         counts_(counts) {}
 
   std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double> early_stop) override {
@@ -47,10 +58,13 @@ class TuneCost : public CostFunction {
     std::vector<size_t> slot;
     std::vector<std::string> opts_of;
     for (size_t i = 0; i < batch.size(); i++) {
+      check_stop();
       std::string opts = target_.space->key(batch[i]);
       if (auto it = committed_.find(opts); it != committed_.end()) {
-        cost[i] = it->second;
+        cost[i] = it->second.cost;
         counts_.reused++;
+        known_[opts] = it->second;
+        tried(opts, it->second.status, cost[i], true);
         continue;
       }
       if (quarantined_.contains(opts)) {
@@ -71,16 +85,34 @@ class TuneCost : public CostFunction {
       slot.push_back(i);
       opts_of.push_back(std::move(opts));
     }
-    // Recorded as each arrives: a process killed mid-batch keeps what was measured before.
-    pool_.run(jobs, [&](int j, const JobResult& r) {
-      record(opts_of[j], jobs[j].kernel.source, r);
-      if (r.status == CandidateStatus::ok) cost[slot[j]] = *r.median;
-    });
-    counts_.measured += static_cast<int64_t>(jobs.size());
+    // At most one job per worker at a time, so that a stop waits for the candidates already
+    // running and no more. Each is recorded as it arrives: a process killed mid-batch keeps what
+    // was measured before.
+    const size_t chunk = static_cast<size_t>(std::max(1, pool_.size()));
+    for (size_t begin = 0; begin < jobs.size(); begin += chunk) {
+      check_stop();
+      const size_t end = std::min(jobs.size(), begin + chunk);
+      std::vector<Job> part(jobs.begin() + static_cast<ptrdiff_t>(begin),
+                            jobs.begin() + static_cast<ptrdiff_t>(end));
+      pool_.run(part, [&](int j, const JobResult& r) {
+        const size_t at = begin + static_cast<size_t>(j);
+        record(opts_of[at], part[j].kernel.source, r);
+        if (r.status == CandidateStatus::ok) cost[slot[at]] = *r.median;
+      });
+      counts_.measured += static_cast<int64_t>(part.size());
+    }
     return cost;
   }
 
+  // Every candidate of this kernel tried through this cost function, by opts.
+  const std::map<std::string, Known>& known() const { return known_; }
+  std::optional<double> best() const { return best_; }
+
  private:
+  void check_stop() const {
+    if (options_.stop && options_.stop->load()) throw Stopped{};
+  }
+
   void record(const std::string& opts, const std::string& source, const JobResult& r) {
     results::Candidate c;
     c.kernel_id = kernel_id_;
@@ -93,7 +125,29 @@ class TuneCost : public CostFunction {
     c.status = r.status;
     c.error = r.message;
     c.max_error = r.max_error;
-    writer_.add(std::move(c));
+    const double cost = r.status == CandidateStatus::ok ? *r.median : INFINITY;
+    known_[opts] = {writer_.add(std::move(c)), r.status, cost};
+    tried(opts, r.status, cost, false);
+  }
+
+  void tried(const std::string& opts, CandidateStatus status, double cost, bool reused) {
+    tried_++;
+    const bool better = std::isfinite(cost) && (!best_ || cost < *best_);
+    if (better) best_ = cost;
+    if (!options_.on_event) return;
+    TuneEvent e{.kind = TuneEvent::Kind::candidate,
+                .target = &target_,
+                .opts = opts,
+                .status = status,
+                .median_s = std::isfinite(cost) ? std::optional<double>(cost) : std::nullopt,
+                .reused = reused,
+                .tried = tried_,
+                .best_s = best_};
+    options_.on_event(e);
+    if (better) {
+      e.kind = TuneEvent::Kind::new_best;
+      options_.on_event(e);
+    }
   }
 
   TuneTarget& target_;
@@ -101,9 +155,13 @@ class TuneCost : public CostFunction {
   results::CandidateWriter& writer_;
   const Job proto_;
   const int64_t kernel_id_, device_id_;
-  const std::map<std::string, double> committed_;  // opts -> seconds, of a resumed run
+  const std::map<std::string, Known> committed_;  // of a resumed run
   const std::set<std::string> quarantined_;
+  const TuneOptions& options_;
   TuneResult& counts_;
+  std::map<std::string, Known> known_;
+  int64_t tried_ = 0;
+  std::optional<double> best_;
 };
 
 // The job every candidate starts from: the target's buffers filled from the input seed.
@@ -132,51 +190,136 @@ HostBuffer reference_output(TuneTarget& target, WorkerPool& pool, Job job) {
   return *r.output;
 }
 
-// The stored winner, run and verified again; nullopt when it is not there or no longer right.
-std::optional<TuneResult> cache_hit(TuneTarget& target, WorkerPool& pool, results::TuningDb& db,
-                                    const Job& proto, int64_t kernel_id, int64_t device_id) {
-  std::optional<results::BestEntry> best = db.cached_best(kernel_id, device_id, target.action_space_version);
-  if (!best) return std::nullopt;
-  std::optional<Path> path = target.parse(best->opts);
-  if (!path) return std::nullopt;
-  Job job = proto;
-  try {
-    job.kernel = target.render(*path);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  JobResult r = pool.run({job})[0];
-  if (r.status != CandidateStatus::ok) return std::nullopt;
-  TuneResult hit;
-  hit.cache_hit = true;
-  hit.opts = best->opts;
-  hit.median_s = *r.median;
-  return hit;
-}
-
-// The top-k distinct correct states, re-timed interleaved; the lowest median wins.
-void declare_winner(TuneTarget& target, WorkerPool& pool, const SearchContext& ctx, const Job& proto,
-                    const TuneOptions& options, TuneResult& result) {
-  std::vector<Evaluated> ranked;
-  for (const Evaluated& e : ctx.history())
-    if (std::isfinite(e.cost)) ranked.push_back(e);
-  if (ranked.empty()) return;
-  std::ranges::stable_sort(ranked, {}, &Evaluated::cost);
-  ranked.resize(std::min<size_t>(ranked.size(), static_cast<size_t>(std::max(1, options.top_k))));
-  result.opts = ranked[0].key;
-  result.median_s = ranked[0].cost;
-  if (ranked.size() < 2) return;
+// The states, already verified, re-timed interleaved in one worker; nullopt if that failed.
+std::optional<Retimed> retime(TuneTarget& target, WorkerPool& pool, const Job& proto,
+                              const TuneOptions& options, const std::vector<Path>& states) {
   RetimeJob job;
   job.device = options.device;
   job.buffers = proto.buffers;
   job.vars = proto.vars;
   job.rounds = options.retime_rounds;
-  job.timeout_s = options.timing.timeout_s * static_cast<double>(ranked.size());
-  for (const Evaluated& e : ranked) job.kernels.push_back(target.render(e.path));
+  job.timeout_s = options.timing.timeout_s * static_cast<double>(states.size());
+  for (const Path& p : states) job.kernels.push_back(target.render(p));
   RetimeResult r = pool.retime(job);
-  if (r.status != CandidateStatus::ok) return;  // keep the search's own ranking
-  result.opts = ranked[r.retimed.winner].key;
-  result.median_s = r.retimed.medians[r.retimed.winner];
+  if (r.status != CandidateStatus::ok) return std::nullopt;
+  return r.retimed;
+}
+
+// The stored winner, run and verified again (and timed against the baseline, when there is one);
+// nullopt when it is not there or no longer right.
+std::optional<TuneResult> cache_hit(TuneTarget& target, WorkerPool& pool, results::TuningDb& db,
+                                    const Job& proto, const TuneOptions& options, int64_t kernel_id,
+                                    int64_t device_id) {
+  std::optional<results::BestEntry> best = db.cached_best(kernel_id, device_id, target.action_space_version);
+  if (!best) return std::nullopt;
+  std::optional<Path> path = target.parse(best->opts);
+  if (!path) return std::nullopt;
+  std::vector<Path> states = {*path};
+  if (target.baseline && target.space->key(*target.baseline) != best->opts)
+    states.push_back(*target.baseline);
+  std::vector<Job> jobs;
+  for (const Path& p : states) {
+    Job job = proto;
+    try {
+      job.kernel = target.render(p);
+    } catch (const std::exception&) {
+      if (jobs.empty()) return std::nullopt;
+      states.pop_back();  // the baseline does not render: the hit stands without it
+      break;
+    }
+    jobs.push_back(std::move(job));
+  }
+  std::vector<JobResult> r = pool.run(jobs);
+  if (r[0].status != CandidateStatus::ok) return std::nullopt;
+  TuneResult hit;
+  hit.cache_hit = true;
+  hit.opts = best->opts;
+  hit.median_s = *r[0].median;
+  if (!target.baseline) return hit;
+  hit.hand_coded_opts = target.space->key(*target.baseline);
+  if (states.size() == 1) {
+    hit.hand_coded_s = hit.hand_coded_opts == hit.opts ? std::optional<double>(hit.median_s) : std::nullopt;
+    return hit;
+  }
+  if (r[1].status != CandidateStatus::ok) return hit;
+  if (std::optional<Retimed> t = retime(target, pool, proto, options, states)) {
+    hit.median_s = t->medians[0];
+    hit.hand_coded_s = t->medians[1];
+  } else {
+    hit.hand_coded_s = *r[1].median;
+  }
+  return hit;
+}
+
+// The top-k distinct correct states and the baseline, re-timed interleaved; the lowest median
+// wins and becomes the stored best.
+void declare_winner(TuneTarget& target, WorkerPool& pool, results::TuningDb& db,
+                    results::CandidateWriter& writer, const SearchContext& ctx, TuneCost& cost,
+                    const Job& proto, const TuneOptions& options, int64_t run_id, TuneResult& result) {
+  std::vector<Evaluated> ranked;
+  for (const Evaluated& e : ctx.history())
+    if (std::isfinite(e.cost)) ranked.push_back(e);
+  std::ranges::stable_sort(ranked, {}, &Evaluated::cost);
+  ranked.resize(std::min<size_t>(ranked.size(), static_cast<size_t>(std::max(1, options.top_k))));
+  if (target.baseline) {
+    result.hand_coded_opts = target.space->key(*target.baseline);
+    // Outside the search's budget: the baseline is the yardstick, not a proposal.
+    if (!cost.known().contains(result.hand_coded_opts)) cost.evaluate({*target.baseline}, std::nullopt);
+    auto it = cost.known().find(result.hand_coded_opts);
+    const bool ranked_already =
+        std::ranges::any_of(ranked, [&](const Evaluated& e) { return e.key == result.hand_coded_opts; });
+    if (it != cost.known().end() && std::isfinite(it->second.cost) && !ranked_already)
+      ranked.push_back({*target.baseline, it->first, it->second.cost});
+  }
+  writer.flush();  // declare_winner below names candidates by their committed seq
+  if (ranked.empty()) return;
+  std::vector<double> medians;
+  for (const Evaluated& e : ranked) medians.push_back(e.cost);
+  std::vector<results::RetimedCandidate> retimed;
+  if (ranked.size() > 1) {
+    std::vector<Path> states;
+    for (const Evaluated& e : ranked) states.push_back(e.path);
+    if (std::optional<Retimed> t = retime(target, pool, proto, options, states)) {
+      medians = t->medians;
+      for (size_t i = 0; i < ranked.size(); i++) {
+        std::vector<double> us;
+        for (double s : t->samples[i]) us.push_back(s * 1e6);
+        retimed.push_back({cost.known().at(ranked[i].key).seq, std::move(us), medians[i] * 1e6});
+      }
+    }  // else the search's own figures stand
+  }
+  const size_t winner = static_cast<size_t>(std::ranges::min_element(medians) - medians.begin());
+  result.opts = ranked[winner].key;
+  result.median_s = medians[winner];
+  for (size_t i = 0; i < ranked.size(); i++)
+    if (target.baseline && ranked[i].key == result.hand_coded_opts) result.hand_coded_s = medians[i];
+  db.declare_winner(run_id, cost.known().at(result.opts).seq, retimed);
+}
+
+// The search within RUN_ID, its candidates recorded as they come; sets result.interrupted when
+// stopped.
+void search_in_run(TuneTarget& target, Strategy& strategy, WorkerPool& pool, results::TuningDb& db,
+                   const Job& proto, const TuneOptions& options, int64_t run_id, int64_t kernel_id,
+                   int64_t device_id, std::map<std::string, Known> committed, TuneResult& result) {
+  std::vector<std::string> q = db.quarantined_opts(kernel_id, device_id);
+  result.run_id = run_id;
+  results::CandidateWriter writer(db, run_id);
+  TuneCost cost(target, pool, writer, proto, kernel_id, device_id, std::move(committed),
+                std::set<std::string>(q.begin(), q.end()), options, result);
+  SearchContext ctx(*target.space, cost, options.budget);
+  try {
+    strategy.search(ctx);
+  } catch (const Stopped&) {
+    result.interrupted = true;
+  }
+  if (!result.interrupted) {
+    try {
+      declare_winner(target, pool, db, writer, ctx, cost, proto, options, run_id, result);
+    } catch (const Stopped&) {
+      result.interrupted = true;  // while measuring the baseline
+    }
+  }
+  writer.close();  // what was measured before a stop is committed
 }
 
 }  // namespace
@@ -186,47 +329,66 @@ TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, result
   if (!target.space || !target.render || !target.parse)
     throw std::invalid_argument("tune target " + target.kernel.hash +
                                 " lacks a space, a render or a parse function");
+  if (options.run_id && options.resume_run)
+    throw std::invalid_argument("tune: run_id and resume_run are exclusive (the caller resumes its own run)");
+  auto emit = [&](TuneEvent::Kind kind, const TuneResult* r) {
+    if (options.on_event) options.on_event(TuneEvent{.kind = kind, .target = &target, .result = r});
+  };
+  emit(TuneEvent::Kind::kernel_start, nullptr);
   const int64_t device_id = db.upsert_device(fingerprint_of(options.device));
   const int64_t kernel_id = db.upsert_kernel(target.kernel);
   Job proto = prototype(target, options);
   proto.reference = reference_output(target, pool, proto);
 
-  if (!options.retune && !options.resume_run)
-    if (std::optional<TuneResult> hit = cache_hit(target, pool, db, proto, kernel_id, device_id)) return *hit;
-
-  results::RunSpec spec;
-  spec.strategy = strategy.name();
-  spec.params = strategy.params_json();
-  spec.seed = static_cast<int64_t>(options.seed);
-  spec.budget_candidates = options.budget.candidates;
-  spec.budget_seconds = options.budget.seconds;
-  spec.action_space_version = target.action_space_version;
-  spec.tunebed_version = options.tunebed_version;
-  spec.git_rev = options.git_rev;
-  results::Run run = options.resume_run ? db.resume_run(*options.resume_run) : db.begin_run(spec);
-
-  std::map<std::string, double> committed;
-  if (options.resume_run)
-    for (const results::CommittedCandidate& c : db.candidates_of_run(run.id))
+  std::optional<int64_t> run_id = options.run_id ? options.run_id : options.resume_run;
+  std::map<std::string, Known> committed;
+  if (run_id) {
+    const results::Run run = db.run(*run_id);
+    if (run.action_space_version != target.action_space_version)
+      throw std::invalid_argument("run " + std::to_string(*run_id) + " searched action space " +
+                                  run.action_space_version + ", not this target's " +
+                                  target.action_space_version);
+    for (const results::CommittedCandidate& c : db.candidates_of_run(*run_id))
       if (c.kernel_id == kernel_id && c.device_id == device_id)
-        committed[c.opts] = c.status == CandidateStatus::ok && c.median_us ? *c.median_us * 1e-6 : INFINITY;
-  std::vector<std::string> q = db.quarantined_opts(kernel_id, device_id);
+        committed[c.opts] = {c.seq, c.status,
+                             c.status == CandidateStatus::ok && c.median_us ? *c.median_us * 1e-6 : INFINITY};
+  }
+
+  if (!options.retune && !options.resume_run && committed.empty())
+    if (std::optional<TuneResult> hit = cache_hit(target, pool, db, proto, options, kernel_id, device_id)) {
+      emit(TuneEvent::Kind::kernel_done, &*hit);
+      return *hit;
+    }
+
+  const bool own_run = !options.run_id;
+  if (own_run) {
+    results::RunSpec spec;
+    spec.strategy = strategy.name();
+    spec.params = strategy.params_json();
+    spec.seed = static_cast<int64_t>(options.seed);
+    spec.budget_candidates = options.budget.candidates;
+    spec.budget_seconds = options.budget.seconds;
+    spec.action_space_version = target.action_space_version;
+    spec.tunebed_version = options.tunebed_version;
+    spec.git_rev = options.git_rev;
+    run_id = options.resume_run ? db.resume_run(*options.resume_run).id : db.begin_run(spec).id;
+  }
 
   TuneResult result;
-  result.run_id = run.id;
   try {
-    results::CandidateWriter writer(db, run.id);
-    TuneCost cost(target, pool, writer, proto, kernel_id, device_id, std::move(committed),
-                  std::set<std::string>(q.begin(), q.end()), result);
-    SearchContext ctx(*target.space, cost, options.budget);
-    strategy.search(ctx);
-    writer.close();
-    declare_winner(target, pool, ctx, proto, options, result);
+    search_in_run(target, strategy, pool, db, proto, options, *run_id, kernel_id, device_id,
+                  std::move(committed), result);
   } catch (...) {
-    db.finish_run(run.id, results::RunStatus::failed);
+    if (own_run) db.finish_run(*run_id, results::RunStatus::failed);
     throw;
   }
-  db.finish_run(run.id, results::RunStatus::completed);
+  if (own_run) {
+    if (result.interrupted)
+      db.mark_interrupted(*run_id);
+    else
+      db.finish_run(*run_id, results::RunStatus::completed);
+  }
+  emit(TuneEvent::Kind::kernel_done, &result);
   return result;
 }
 

@@ -11,8 +11,23 @@
 //               this kernel and device) are never run again. A resumed run answers committed
 //               candidates from the database, so the same seed replays the same proposals
 //               without redoing them;
-//   4. winner   the top-k correct candidates are re-timed interleaved in one worker and the
-//               lowest median wins (measure.hpp).
+//   4. winner   the top-k correct candidates and the hand-coded baseline (TuneTarget::baseline,
+//               measured as one more candidate of the run if the search did not reach it) are
+//               re-timed interleaved in one worker and the lowest median wins (measure.hpp). So
+//               the tuned and the hand-coded times come from one measurement, and the winner is
+//               never slower than the hand-coded opts. The re-timed medians replace the search's
+//               in the database and the winner becomes the stored best (TuningDb::declare_winner):
+//               the database serves what tune() declared, not the lowest quick-look median.
+//
+// Runs. By default tune() begins a run of its own and finishes it. A batch (`tunebed tune` over
+// many kernels) is one run: the caller begins or resumes it, passes TuneOptions::run_id, and
+// finishes it. Either way the run's committed candidates for this kernel are answered from the
+// database, and a kernel that has some is resumed rather than served from the cache.
+//
+// Stopping. TuneOptions::stop (set by a SIGINT handler, say) is read at every candidate
+// boundary: no new candidate starts, the ones already running finish and are committed, the
+// winner is not declared, and the result says `interrupted`; a run tune() owns is then marked
+// interrupted. Resuming it replays the same proposals from the database (step 3).
 //
 // The driver knows kernels only through TuneTarget: a search space whose state keys are the
 // canonical opts strings, and a render function from a state to C / OpenCL / CUDA source. For
@@ -20,6 +35,7 @@
 // drive it with hand-written kernels.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -46,6 +62,28 @@ struct TuneTarget {
   std::vector<HostBuffer> buffers;  // dtypes and sizes; contents are drawn from input_seed
   int output = 0;
   std::vector<int32_t> vars;
+  // The hand-coded optimizations' state (tinygrad's hand_coded_optimizations), timed beside the
+  // winner so that the speedup over it is measured, not estimated; none when not in the space.
+  std::optional<Path> baseline;
+};
+
+struct TuneResult;
+
+// What tune() reports as it goes, in this order: kernel_start; candidate (each candidate tried,
+// measured or answered from a resumed run), each followed by new_best when it is the fastest
+// correct one so far; kernel_done (also after a cache hit or an interruption).
+struct TuneEvent {
+  enum class Kind { kernel_start, candidate, new_best, kernel_done };
+  Kind kind = Kind::kernel_start;
+  const TuneTarget* target = nullptr;
+  // candidate, new_best: the candidate's opts, status and median.
+  std::string opts;
+  CandidateStatus status = CandidateStatus::ok;
+  std::optional<double> median_s;
+  bool reused = false;                 // answered from the database (a resumed run)
+  int64_t tried = 0;                   // candidates of this kernel so far, this one included
+  std::optional<double> best_s;        // the fastest correct median so far
+  const TuneResult* result = nullptr;  // kernel_done only
 };
 
 struct TuneOptions {
@@ -58,22 +96,29 @@ struct TuneOptions {
   uint64_t seed = 0;                  // the strategy's seed, as stored with the run
   uint64_t input_seed = 0;            // the inputs every candidate runs on
   std::optional<int64_t> resume_run;  // continue this interrupted run instead of starting one
+  std::optional<int64_t> run_id;      // record into this run, begun and finished by the caller
+  std::function<void(const TuneEvent&)> on_event;
+  const std::atomic<bool>* stop = nullptr;  // when set, stop at the next candidate boundary
   std::string tunebed_version = "0.1.0";
   std::string git_rev;
 };
 
 struct TuneResult {
   bool cache_hit = false;
-  std::string opts;      // the winner's
-  double median_s = 0;   // the winner's, from re-timing (or re-verification on a cache hit)
-  int64_t run_id = 0;    // 0 on a cache hit
-  int64_t measured = 0;  // candidates run in workers by this call
-  int64_t reused = 0;    // committed candidates of a resumed run, answered from the database
+  bool interrupted = false;            // stopped through TuneOptions::stop; no winner declared
+  std::string opts;                    // the winner's
+  double median_s = 0;                 // the winner's, from re-timing (or re-verification on a cache hit)
+  std::string hand_coded_opts;         // the baseline's, when the target has one
+  std::optional<double> hand_coded_s;  // timed with the winner; none if it failed or is absent
+  int64_t run_id = 0;                  // 0 on a cache hit
+  int64_t measured = 0;                // candidates run in workers by this call
+  int64_t reused = 0;                  // committed candidates of a resumed run, answered from the database
   int64_t skipped_quarantined = 0;
 };
 
 // Throws results::DbError for database trouble and std::runtime_error when the reference (the
-// unoptimized kernel) itself fails: then there is nothing to verify against.
+// unoptimized kernel) itself fails: then there is nothing to verify against. A run tune() owns
+// is then marked failed; the caller's run (run_id) is left for the caller to finish.
 TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, results::TuningDb& db,
                 const TuneOptions& options);
 

@@ -1,5 +1,5 @@
-// Code generation: from an optimized kernel AST to one self-contained C function, as tinygrad's
-// codegen/ (full_rewrite) and renderer/cstyle.py (ClangRenderer).
+// Code generation: from an optimized kernel AST to one self-contained kernel in C (the CPU),
+// OpenCL C or CUDA C, as tinygrad's codegen/ (full_rewrite) and renderer/cstyle.py.
 //
 // full_rewrite runs these passes in order, each one PatternMatcher table (tinygrad's names) run by
 // graph_rewrite; get_program then renders the list.
@@ -8,7 +8,11 @@
 //                    one through INDEX(buf, idx[, valid]) over the kernel's loop variables. A
 //                    GLOBAL/LOOP/REDUCE axis is a RANGE, an UPCAST/UNROLL axis an UNROLL of its
 //                    lane numbers, a THREAD axis the core id (SPECIAL). A REDUCE_AXIS becomes a
-//                    REDUCE over its ranges, CONTRACTing its unrolled axes into a vector.
+//                    REDUCE over its ranges, CONTRACTing its unrolled axes into a vector. On a GPU
+//                    (Renderer::has_local) GLOBAL axes are work-group ids and LOCAL and
+//                    GROUP_REDUCE axes work-item ids (SPECIAL gidxN, lidxN: gpudims.cpp); a group
+//                    reduce stores its partials to local memory, waits at a BARRIER, and folds
+//                    them in a loop that every work-item runs, the first lanes storing the result.
 //   initial symbolic simplify the index arithmetic (core/symbolic) and GEP/VECTORIZE forms;
 //                    decompose what the target has no instruction for (THREEFRY).
 //   expander         UNROLL and CONTRACT disappear: an op with UNROLLed sources becomes one op on
@@ -20,6 +24,9 @@
 //                    that is not a contiguous float run of a width in Renderer::vector_widths.
 //   final rewrite    the forms the C renderer prints (pm_render).
 //   linearize        the graph as an ordered list with RANGE ... ENDRANGE around loop bodies.
+//
+// The renderers share one C-style core (render_cstyle.hpp); get_program picks the dialect from
+// Renderer::device: "CPU" C, "GPU" OpenCL C, "CUDA" CUDA C.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +36,7 @@
 
 #include "core/codegen/kernel_ast.hpp"
 #include "core/opt/renderer.hpp"
+#include "core/runtime/device.hpp"
 
 namespace tunebed {
 
@@ -57,6 +65,12 @@ std::vector<UOp> linearize(const UOp& sink);
 // named by the SINK's KernelInfo (through to_function_name). Deterministic: the same list
 // renders to the same text.
 std::string render_c(const std::vector<UOp>& uops);
+// OpenCL C: `__kernel void NAME(__global T* data0, ..., const int VAR, ...)`, buffers in arg
+// order, then the variables sorted by name.
+std::string render_opencl(const std::vector<UOp>& uops);
+// CUDA C: `extern "C" __global__ void NAME(T* data0, ..., const int VAR, ...)`, with
+// __launch_bounds__ of `local_size` (the work-group the kernel is launched with).
+std::string render_cuda(const std::vector<UOp>& uops, const std::array<sint, 3>& local_size);
 
 // Everything a runtime needs to run a kernel (tinygrad's ProgramSpec).
 struct ProgramSpec {
@@ -65,8 +79,16 @@ struct ProgramSpec {
   std::vector<DType> globals;  // the DEFINE_GLOBAL pointer dtypes, in arg order (bufs[i])
   std::vector<UOp> vars;       // the DEFINE_VARs, sorted by name (vars[i])
   int64_t num_cores = 1;       // the THREAD axis's size, else 1 (the CPU launch's global[0])
+  // The launch, as LaunchDims counts it: work-groups and work-items per group (the CPU's
+  // global[0] is num_cores). Sizes may be symbolic in the variables.
+  std::array<sint, 3> global_size{1, 1, 1}, local_size{1, 1, 1};
+
+  // The launch dims for the variables' values (in `vars` order). Throws std::invalid_argument
+  // when a value is missing or a size is not positive.
+  LaunchDims launch_dims(const std::vector<int32_t>& var_values = {}) const;
 };
 
+// Renders in the dialect of renderer.device ("CPU", "GPU" for OpenCL, "CUDA").
 ProgramSpec get_program(const UOp& ast, const Renderer& renderer = Renderer::cpu(1));
 
 }  // namespace tunebed

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/codegen/passes.hpp"
+#include "core/codegen/wmma.hpp"
 
 namespace tunebed::codegen_detail {
 
@@ -66,7 +67,8 @@ UOp horizontal_reduce(Ops op, const UOp& x) {
 // them, and the read after them; the STORE's RANGE sources say which loops it closes.
 UOp reduce_to_acc(ReduceContext& ctx, const UOp& red) {
   const Ops op = red.arg().as_op();
-  UOp inp = horizontal_reduce(op, red.src(0));
+  // An input of the REDUCE's own dtype (a WMMA's vector) accumulates lane by lane.
+  UOp inp = red.src(0).dtype() == red.dtype() ? red.src(0) : horizontal_reduce(op, red.src(0));
   std::vector<UOp> reduce_ranges(red.src().begin() + 1, red.src().end());
   if (reduce_ranges.empty()) return inp;
   std::vector<UOp> outer;
@@ -76,7 +78,7 @@ UOp reduce_to_acc(ReduceContext& ctx, const UOp& red) {
   const DType d = red.dtype();
   UOp acc = UOp::make(Ops::DEFINE_REG, d.ptr_to(1, AddrSpace::Reg), {}, Arg(ctx.acc_num++));
   UOp slot = UOp::make(Ops::INDEX, acc.dtype(), {acc, UOp::index(0)});
-  std::vector<UOp> init_srcs{slot, identity_element(op, d)};
+  std::vector<UOp> init_srcs{slot, broadcast(identity_element(op, d.scalar_type()), d.count)};
   if (!outer.empty()) init_srcs.push_back(UOp::make(Ops::NOOP, dtypes::void_, outer));
   UOp init = UOp::make(Ops::STORE, dtypes::void_, init_srcs);
   std::vector<UOp> load_srcs{slot, init};
@@ -115,6 +117,7 @@ UOp reduce_unparented(const UOp& red) {
 // A REDUCE to n lanes: lane j reduces the j-th block of its input's lanes (CONTRACT puts the
 // reduced lanes innermost).
 UOp no_vectorized_reduce(const UOp& red) {
+  if (red.src(0).op() == Ops::WMMA) return {};  // one vector accumulator, fed back into the WMMA
   const int64_t n = red.dtype().count, k = red.src(0).dtype().count / n;
   std::vector<UOp> lanes;
   for (int64_t j = 0; j < n; j++) {
@@ -158,10 +161,25 @@ std::vector<Lane> index_lanes(const UOp& index, int64_t n) {
 // several lanes; a store writes each lane on its own).
 using Run = std::vector<std::vector<int64_t>>;
 
+// Whether x is a multiple of n for every value of its variables (tinygrad's UOp.divides).
+bool divisible(const UOp& x, int64_t n) {
+  if (n == 1) return true;
+  if (x.is_const()) return x.const_int() % n == 0;
+  if (x.op() == Ops::ADD) return divisible(x.src(0), n) && divisible(x.src(1), n);
+  if (x.op() == Ops::MUL) return divisible(x.src(0), n) || divisible(x.src(1), n);
+  return false;
+}
+
 std::vector<Run> runs(const std::vector<Lane>& lanes, const DType& d, const Renderer& r, bool share) {
   std::vector<int> widths;
   if (d.scalar == Scalar::Float32 && r.supports_float4) widths = r.vector_widths;
   std::sort(widths.rbegin(), widths.rend());
+  // OpenCL's and CUDA's vector types are aligned to their size, so a vector access must start at
+  // a multiple of its width; the C renderer declares its vectors aligned(4).
+  const bool aligned = r.device != "CPU";
+  auto starts_aligned = [&](const Lane& first, int w) {
+    return !aligned || ((!first.root || divisible(first.root, w)) && first.offset % w == 0);
+  };
   // Groups in order of their first lane; in each, the addresses in order with their lanes.
   std::vector<std::pair<const Lane*, std::map<int64_t, std::vector<int64_t>>>> groups;
   for (size_t i = 0; i < lanes.size(); i++) {
@@ -183,7 +201,7 @@ std::vector<Run> runs(const std::vector<Lane>& lanes, const DType& d, const Rend
       for (size_t i = 0; i < run.size();) {
         int w = 1;
         for (int cand : widths)
-          if (static_cast<size_t>(cand) <= run.size() - i) {
+          if (static_cast<size_t>(cand) <= run.size() - i && starts_aligned(lanes[run[i][0]], cand)) {
             w = cand;
             break;
           }
@@ -253,12 +271,15 @@ const PatternMatcher& pm_reduce() {
        [](const Match& m) { return no_vectorized_reduce(m["red"]); }},
       {"reduce-to-acc", UPat(Ops::REDUCE).named("red"),
        [](const Match& m) { return reduce_to_acc(m.ctx<ReduceContext>(), m["red"]); }},
+      {"wmma-accumulate", UPat(Ops::WMMA).named("wmma") + UPat::var("acc"),
+       [](const Match& m) { return wmma_accumulate(m["wmma"], m["acc"]); }},
   };
   return pm;
 }
 
 const PatternMatcher& devectorize() {
   static const PatternMatcher pm = {
+      {"devectorize-wmma", UPat(Ops::WMMA).named("wmma"), [](const Match& m) { return devectorize_wmma(m["wmma"]); }},
       // An ALU on vectors is the VECTORIZE of the ALU on each lane.
       {"no-vectorized-alu",
        UPat::ops(GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}).where(is_vector).named("alu"),

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "core/codegen/passes.hpp"
+#include "core/codegen/wmma.hpp"
 
 namespace tunebed::codegen_detail {
 
@@ -89,11 +90,16 @@ UOp do_expand(const UOp& root) {
   for (const UOp& s : root.src())
     if (s.op() == Ops::UNROLL) expands.push_back(s);
   if (expands.empty()) return {};
+  // A WMMA's own sub-axes are lanes of its operands, not copies of it: a source still unrolled
+  // on one reads its lane 0 (tinygrad's exclude_args).
+  const std::vector<int64_t> exclude = root.op() == Ops::WMMA ? wmma_axes(root) : std::vector<int64_t>{};
   Axes axes = axes_of(expands[0]);
-  if (!std::all_of(expands.begin(), expands.end(), [&](const UOp& e) { return axes_of(e) == axes; })) {
+  if (!exclude.empty() ||
+      !std::all_of(expands.begin(), expands.end(), [&](const UOp& e) { return axes_of(e) == axes; })) {
     axes.clear();
     for (const UOp& e : expands)
-      for (const auto& a : axes_of(e)) axes.push_back(a);
+      for (const auto& a : axes_of(e))
+        if (std::find(exclude.begin(), exclude.end(), a.first) == exclude.end()) axes.push_back(a);
     std::sort(axes.begin(), axes.end());
     axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   }
@@ -109,12 +115,16 @@ UOp do_expand(const UOp& root) {
       // Each lane of the result reads the lane of s that has the same values on s's axes.
       const int64_t width = s.dtype().count;
       std::vector<int64_t> lanes;
-      for (const auto& c : choices(axes))
+      for (auto c : choices(axes)) {
+        for (int64_t x : exclude) c.emplace(x, 0);
         for (int64_t j = 0; j < width; j++) lanes.push_back(lane_of(own, c) * width + j);
+      }
       srcs.push_back(gep(s.src(0), lanes));
-    } else if (s.dtype().ptr ||
+    } else if (s.dtype().ptr || s.dtype().is_void() ||
                ((root.op() == Ops::REDUCE || root.op() == Ops::STORE) && s.op() == Ops::RANGE)) {
-      srcs.push_back(s);  // one buffer, indexed at n places; the loops a REDUCE or STORE closes
+      // One buffer, indexed at n places; a statement to come after (the BARRIER a LOAD of local
+      // memory waits for); the loops a REDUCE or STORE closes.
+      srcs.push_back(s);
     } else if (s.dtype().count > 1) {
       std::vector<UOp> lanes;
       for (int k = 0; k < n; k++)
@@ -156,6 +166,9 @@ UOp do_contract(const UOp& con) {
       both.insert(c.begin(), c.end());
       lanes.push_back(lane_of(ex_axes, both));
     }
+#ifdef TUNEBED_PLANT_BUG_UNROLL  // planted (scripts/fuzz-planted): the last lane reads the one before
+  if (lanes.size() > 1) lanes.back() = lanes[lanes.size() - 2];
+#endif
   return UOp::make(Ops::UNROLL, con.dtype(), {gep(ex.src(0), lanes)}, to_arg(rest));
 }
 
@@ -196,7 +209,8 @@ const PatternMatcher& gep_pushing() {
 
 const PatternMatcher& expander() {
   static const OpSet expandable = GroupOp::ALU | OpSet{Ops::CAST,  Ops::BITCAST, Ops::GEP,       Ops::LOAD,
-                                                       Ops::STORE, Ops::INDEX,   Ops::VECTORIZE, Ops::REDUCE};
+                                                       Ops::STORE, Ops::INDEX,   Ops::VECTORIZE, Ops::REDUCE,
+                                                       Ops::WMMA};
   static const PatternMatcher pm = {
       {"double-unroll", UPat(Ops::UNROLL, {UPat(Ops::UNROLL).named("inner")}).named("outer"),
        [](const Match& m) {
@@ -207,6 +221,9 @@ const PatternMatcher& expander() {
       {"do-expand", UPat::ops(expandable).named("root"), [](const Match& m) { return do_expand(m["root"]); }},
       {"do-contract", UPat(Ops::CONTRACT).named("con"), [](const Match& m) { return do_contract(m["con"]); }},
       {"empty-unroll", UPat(Ops::UNROLL, {UPat::var("x")}).arg(ArgTuple{}), UPat::var("x")},
+      // A BARRIER waits for the expanded STORE as a whole.
+      {"barrier-unroll", UPat(Ops::BARRIER, {UPat(Ops::UNROLL, {UPat::var("x")})}).named("b"),
+       [](const Match& m) { return m["b"].with_src({m["x"]}); }},
   };
   return pm;
 }

@@ -10,7 +10,9 @@
 //      that needs no open loop closed;
 //   2. else close the innermost loop if no remaining node needs it;
 //   3. else open the ready RANGE with the smallest arg (the store's axes in order, then the
-//      reduce loops of each subblock).
+//      reduce loops of each subblock), passing over one whose body waits for another ready
+//      loop to end: that loop opens first, beside it and not inside it (the partial reduce of a
+//      GROUP, which the final loop over the partials reads through local memory).
 // Because a node is emitted as soon as its loops are open, loop-invariant work lands outside the
 // loops it does not need. A node may also land deeper than its scope (a reduce whose input does
 // not use an output axis still runs inside that axis's loop): pure values are then only
@@ -34,8 +36,9 @@ using RangeSet = uint64_t;  // a set of ranges, by their number
 
 struct Node {
   UOp u;
-  RangeSet scope = 0;       // ranges it is inside
-  RangeSet must_close = 0;  // ranges that must have ended before it
+  RangeSet scope = 0;        // ranges it is inside
+  RangeSet must_close = 0;   // ranges that must have ended before it
+  RangeSet needs_ended = 0;  // ranges that must have ended before it or any of its sources
   std::vector<size_t> users;
   size_t waiting = 0;  // sources not yet emitted
 };
@@ -70,10 +73,17 @@ std::vector<UOp> linearize(const UOp& sink) {
           n.must_close |= bit(r);
         }
       n.scope |= contributes;
+      n.needs_ended |= sn.needs_ended;
       nodes[pos.at(s.get())].users.push_back(i);
       n.waiting++;
     }
+    n.needs_ended |= n.must_close;
   }
+  // Per range, the ranges its body waits for.
+  std::vector<RangeSet> body_waits_for(ranges.size(), 0);
+  for (const Node& n : nodes)
+    for (size_t r = 0; r < ranges.size(); r++)
+      if (n.scope >> r & 1) body_waits_for[r] |= n.needs_ended & ~(RangeSet{1} << r);
 
   std::vector<size_t> needs(ranges.size(), 0);  // remaining nodes inside each range
   for (const Node& n : nodes)
@@ -140,11 +150,24 @@ std::vector<UOp> linearize(const UOp& sink) {
           return false;
       return true;
     };
-    std::optional<size_t> best;
+    auto range_of = [&](size_t i) {
+      return static_cast<size_t>(std::find(ranges.begin(), ranges.end(), nodes[i].u) - ranges.begin());
+    };
+    RangeSet openable = 0;
     for (size_t i : ready)
-      if (can_open(i) && (!best || nodes[i].u.arg().as_int() < nodes[*best].u.arg().as_int())) best = i;
+      if (can_open(i)) openable |= RangeSet{1} << range_of(i);
+    std::optional<size_t> best, best_unblocked;
+    for (size_t i : ready) {
+      if (!can_open(i)) continue;
+      auto smaller = [&](const std::optional<size_t>& b) {
+        return !b || nodes[i].u.arg().as_int() < nodes[*b].u.arg().as_int();
+      };
+      if (smaller(best)) best = i;
+      if ((body_waits_for[range_of(i)] & openable) == 0 && smaller(best_unblocked)) best_unblocked = i;
+    }
+    if (best_unblocked) best = best_unblocked;
     if (!best) throw CodegenError("linearize: no order closes every loop after its last use");
-    const size_t r = std::find(ranges.begin(), ranges.end(), nodes[*best].u) - ranges.begin();
+    const size_t r = range_of(*best);
     for (size_t reset : resets_of[*best])
       if (!emitted[reset]) emit(reset);
     emit(*best);

@@ -2,6 +2,7 @@
 // is the interface.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -12,12 +13,22 @@
 
 namespace tunebed::codegen_detail {
 
+// ---- gpudims.cpp ---------------------------------------------------------------------------
+// Where a GPU kernel's GLOBAL, LOCAL and GROUP_REDUCE axes come from: work-group and work-item
+// ids (SPECIAL), and the launch dims that make them. Empty on a target without locals.
+struct LaunchPlan {
+  std::vector<UOp> axis_idx;  // per axis: its id expression, null for an axis that is a loop
+  std::array<sint, 3> global{1, 1, 1}, local{1, 1, 1};
+};
+LaunchPlan plan_launch(const KernelInfo& info, const SymShape& full_shape, const Renderer& renderer);
+
 // ---- lowerer.cpp ---------------------------------------------------------------------------
 struct IndexContext {
   std::vector<AxisType> axis_types;
   std::vector<UOp> idxs;                // the index of each axis in the current (sub)block
   int64_t start = 0;                    // RANGE args of this block are start + axis
   std::shared_ptr<int64_t> next_start;  // shared by all blocks: every block's ranges are distinct
+  std::vector<UOp> launch_idx;          // LaunchPlan::axis_idx (empty on the CPU)
 };
 const PatternMatcher& pm_lowerer();
 // The shape of an AST node: its VIEW's, its sources', or its source's with the reduced axes 1.

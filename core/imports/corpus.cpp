@@ -59,8 +59,8 @@ CorpusImport import_lines(const std::vector<std::string>& lines) {
         out.duplicates++;
         continue;
       }
-      out.kernels.push_back({line, std::move(hash), print_uop(k.ast), std::move(k.tinygrad_opts),
-                             kernel_shape(k.ast), kernel_bytes(k.ast)});
+      out.kernels.push_back(
+          {line, std::move(hash), print_uop(k.ast), std::move(k.tinygrad_opts), kernel_shape(k.ast)});
     } catch (const ParseError& e) {
       // The text is one line, so the error's own line is always 1: the file line replaces it.
       const std::string what = e.what();
@@ -86,14 +86,6 @@ std::string kernel_shape(const UOp& ast) {
   for (const sint& s : full) out += (out.empty() ? "" : "x") + size_name(s);
   if (out.empty()) out = "()";
   return out + " " + to_string(ast.src(0).src(1).dtype());
-}
-
-int64_t kernel_bytes(const UOp& ast) {
-  int64_t bytes = 0;
-  for (const UOp& u : ast.toposort())
-    if (u.op() == Ops::DEFINE_GLOBAL && u.dtype().size > 0)
-      bytes += u.dtype().size * u.dtype().base().itemsize();
-  return bytes;
 }
 
 }  // namespace tunebed::imports

@@ -23,7 +23,6 @@ struct CorpusKernel {
   std::string text;           // print_uop(ast): the canonical text
   std::string tinygrad_opts;  // as recorded on that first line
   std::string shape;          // kernel_shape(ast)
-  int64_t bytes = 0;          // kernel_bytes(ast)
 };
 
 struct CorpusFailure {
@@ -46,7 +45,5 @@ CorpusImport import_lines(const std::vector<std::string>& lines);
 // VIEWs, as tinygrad's Kernel.full_shape; a symbolic size by its variable's name) and the dtype
 // stored, e.g. "16x4x4 float32".
 std::string kernel_shape(const UOp& ast);
-// The bytes of every buffer the kernel touches (DEFINE_GLOBAL sizes times item sizes).
-int64_t kernel_bytes(const UOp& ast);
 
 }  // namespace tunebed::imports

@@ -89,8 +89,13 @@ void Kernel::apply_opt(const Opt& opt, bool append_opt) {
           "tensor core opts must have a valid tc_opt (0..2), got " + std::to_string(tc->tc_opt));
     check(0 < tc->use_tensor_cores && tc->use_tensor_cores <= 2,
           "use_tensor_cores value is not valid (1 or 2), got " + std::to_string(tc->use_tensor_cores));
-    throw KernelOptError(
-        "TC passes its checks but is not built yet: matching and lowering tensor cores is issue 11");
+    check(apply_tc_opt(tc->use_tensor_cores, *opt.axis, tc->tc_select, tc->tc_opt),
+          "no tensor core available: the reduce is not a sum of a product of two " +
+              std::string(tc->tc_opt >= 1 ? "(cast) " : "") + "loads in a tensor core's dtypes" +
+              (tc->tc_opt < 2 ? " whose dims divide the axes" : "") + ", or TC axis " + std::to_string(*opt.axis) +
+              " is not one of its (N, M, K) choices");
+    applied_opts_.push_back(opt);
+    return;
   }
 
   int axis = opt.op == OptOps::NOLOCALS ? -1 : real_axis(opt.op, opt.axis);
@@ -126,13 +131,16 @@ void Kernel::apply_opt(const Opt& opt, bool append_opt) {
     case OptOps::GROUPTOP: {
       check(opts_.has_local && opts_.has_shared,
             "target " + opts_.device + " does not support local or shared mem");
-      // tinygrad also refuses GROUP after TC; TC is never applied until issue 11 builds it.
+      check(!tensor_core_, "can't group with tensor cores");
       std::vector<int64_t> reduce_axes;
       for (const UOp& r : reduceops_)
         for (int64_t a : r.arg().as_tuple().at(1).as_ints()) reduce_axes.push_back(a);
       std::vector<int64_t> unique = reduce_axes;
       std::ranges::sort(unique);
       check(std::ranges::adjacent_find(unique) == unique.end(), "can't group with parallel reduces");
+      // tunebed, not tinygrad: the local buffer's view keeps only the grouped reduce's axes, so an
+      // outer reduce over its result would lose its own loop and compute the wrong answer.
+      check(reduceops_.size() == 1, "can't group a kernel with nested reduces");
       shift_to(axis, amt, AxisType::GROUP_REDUCE, opt.op == OptOps::GROUPTOP,
                std::ranges::min(axes_of({AxisType::REDUCE})));
       break;
@@ -147,6 +155,12 @@ void Kernel::apply_opt(const Opt& opt, bool append_opt) {
       check(std::ranges::find(dims, axis) != dims.end(), "axis=" + std::to_string(axis) +
                                                              " not in upcastable_dims=" + list(dims) +
                                                              " (loop axes of an int size > 1)");
+      // tinygrad's assumption: the first LOCAL axes are the tensor core's threads.
+      if (tensor_core_) {
+        std::vector<int> locals = axes_of({AxisType::LOCAL});
+        locals.resize(std::min<size_t>(locals.size(), tensor_core_->local_axes()));
+        check(std::ranges::find(locals, axis) == locals.end(), "can't upcast TC locals");
+      }
       check(amt <= opts_.upcast_max,
             "don't upcast more than " + std::to_string(opts_.upcast_max) + ", got " + std::to_string(amt));
       shift_to(
@@ -184,7 +198,7 @@ void Kernel::apply_opt(const Opt& opt, bool append_opt) {
       break;  // handled above
   }
   if (append_opt) applied_opts_.push_back(opt);
-  simplify_ones();
+  if (simplify_ones() && tensor_core_opts_) tensor_core_opts_->fix_axes(axis);
 }
 
 Kernel& Kernel::apply_opts(const std::vector<Opt>& opts) {

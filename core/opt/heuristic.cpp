@@ -192,6 +192,13 @@ Kernel hand_coded_kernel(Kernel k) {
 
 std::vector<Opt> hand_coded_optimizations(const Kernel& k) { return hand_coded_kernel(k).applied_opts(); }
 
+std::vector<Opt> default_opts(const Kernel& k) {
+  Kernel tc = k;
+  if (!tc.apply_tensor_cores()) return hand_coded_optimizations(k);
+  if (std::optional<Opt> t = thread_opt(tc)) tc.apply_opt(*t);
+  return tc.applied_opts();
+}
+
 std::optional<Opt> thread_opt(const Kernel& k) {
   if (k.opts().threads < 2 || !all_int(k.full_shape()) || prod(k.full_shape()).to_int() < kThreadMinWork)
     return std::nullopt;
@@ -215,7 +222,7 @@ UOp get_optimized_ast(const UOp& ast, const Renderer& renderer) {
   if (info && info->opts_to_apply)
     k.apply_opts(*info->opts_to_apply);
   else
-    k = hand_coded_kernel(std::move(k));
+    k.apply_opts(default_opts(k));
   return k.get_optimized_ast();
 }
 

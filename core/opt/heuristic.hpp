@@ -22,8 +22,13 @@ std::vector<Opt> hand_coded_optimizations(const Kernel& k);
 inline constexpr int64_t kThreadMinWork = int64_t{1} << 17;
 std::optional<Opt> thread_opt(const Kernel& k);
 
+// The opts a kernel gets when nobody chose any (tinygrad's opt/__init__.py): a tensor core where
+// one fits (Kernel::apply_tensor_cores, then thread_opt on the CPU), else the hand-coded ones.
+// Returned, not applied.
+std::vector<Opt> default_opts(const Kernel& k);
+
 // The optimized AST for a kernel AST (tinygrad's get_optimized_ast(ast, renderer)): the opts of
-// the SINK's KernelInfo opts_to_apply when it has some, else the hand-coded ones.
+// the SINK's KernelInfo opts_to_apply when it has some, else default_opts.
 UOp get_optimized_ast(const UOp& ast, const Renderer& renderer);
 
 }  // namespace tunebed

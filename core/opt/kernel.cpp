@@ -8,49 +8,12 @@
 #include <cctype>
 #include <map>
 #include <stdexcept>
-#include <unordered_map>
+
+#include "core/opt/ast_shape.hpp"
 
 namespace tunebed {
 
 namespace {
-
-// The shape a UOp of a kernel AST has, as tinygrad's UOp.st: a VIEW's shape flows through
-// buffer ops and ALUs; a REDUCE_AXIS sets its reduced axes to 1. nullopt for a UOp without one
-// (DEFINE_GLOBAL, a CONST with no VIEW).
-class ShapeOf {
- public:
-  std::optional<SymShape> operator()(const UOp& u) {
-    auto it = memo_.find(u.get());
-    if (it != memo_.end()) return it->second;
-    std::optional<SymShape> s = compute(u);
-    memo_.emplace(u.get(), s);
-    return s;
-  }
-
- private:
-  std::optional<SymShape> compute(const UOp& u) {
-    if (u.op() == Ops::VIEW) return u.arg().as_object<ShapeTracker>().shape();
-    if (u.op() == Ops::LOAD || u.op() == Ops::STORE) return (*this)(u.src(0));
-    if (GroupOp::Buffer.contains(u.op())) {
-      for (const UOp& s : u.src())
-        if (s.op() == Ops::VIEW) return (*this)(s);
-      return std::nullopt;
-    }
-    std::optional<SymShape> shape;
-    for (const UOp& s : u.src())
-      if (std::optional<SymShape> ss = (*this)(s)) {
-        if (shape && !(*shape == *ss))
-          throw std::invalid_argument("kernel AST: the sources of a " + std::string(op_name(u.op())) +
-                                      " have different shapes " + to_string(*shape) + " and " +
-                                      to_string(*ss));
-        shape = ss;
-      }
-    if (shape && u.op() == Ops::REDUCE_AXIS)
-      for (int64_t a : u.arg().as_tuple().at(1).as_ints()) shape->at(a) = 1;
-    return shape;
-  }
-  std::unordered_map<const UOpNode*, std::optional<SymShape>> memo_;
-};
 
 // tinygrad's UOp.full_shape: the largest size per axis over everything under u.
 SymShape full_shape_of(const UOp& u) {
@@ -142,7 +105,7 @@ Kernel::Kernel(const UOp& ast, Renderer opts) : ast_(ast), opts_(std::move(opts)
   if (bufs_.empty()) throw std::invalid_argument("kernel AST: no buffer is accessed through a VIEW");
 
   // Two trackers per reduce, its output and its input, to know which axes it folds.
-  ShapeOf shape_of;
+  AstShapes shape_of;
   for (const UOp& u : topo) {
     if (u.op() != Ops::REDUCE_AXIS) continue;
     reduceops_.push_back(u);

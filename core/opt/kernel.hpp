@@ -64,6 +64,9 @@ class Kernel {
 
   const std::vector<Opt>& applied_opts() const { return applied_opts_; }
   bool dont_use_locals() const { return dont_use_locals_; }
+  // The tensor core the TC opt applied, and where its N, M, K axes are now (tc_kernel.cpp).
+  const std::optional<TensorCore>& tensor_core() const { return tensor_core_; }
+  const std::optional<TensorCoreOptions>& tensor_core_opts() const { return tensor_core_opts_; }
 
   // tinygrad's kernel name: "r_" for a kernel with a reduce, "E_" for elementwise, "C_" for a
   // copy, the number of outputs if more than one, then the full shape joined by "_" (symbolic
@@ -82,6 +85,11 @@ class Kernel {
   // Applies the opt, or throws KernelOptError and leaves the Kernel unchanged.
   void apply_opt(const Opt& opt, bool append_opt = true);
   Kernel& apply_opts(const std::vector<Opt>& opts);
+  // tinygrad's apply_tensor_cores: the TC opt with (tc_select, tc_opt, use_tensor_cores), then
+  // extra_opts or, on a GPU tensor core, the hand-coded upcasts and local of N. false, and the
+  // Kernel unchanged, when no tensor core fits or an opt is refused.
+  bool apply_tensor_cores(int use_tensor_cores = 1, const std::optional<std::vector<Opt>>& extra_opts = std::nullopt,
+                          int axis = 0, int tc_select = -1, int tc_opt = 0);
 
   // The AST with every VIEW reshaped to the full shape after the opts and the SINK's arg a
   // KernelInfo record (kernel_info.hpp). The name is the SINK's KernelInfo name if it has one,
@@ -98,6 +106,11 @@ class Kernel {
   void check_shared_memory(const Opt& opt, int64_t amt) const;
   void apply_padto(int axis, int64_t amt);
   void apply_thread(int axis, int64_t amt);
+  // tc_kernel.cpp: matching a tensor core, applying its splits, and its WMMA in the optimized AST.
+  std::optional<TensorCoreOptions> create_tc_opts(const UOp& reduceop, const TensorCore& tc, int axis,
+                                                  int opt_level) const;
+  bool apply_tc_opt(int use_tensor_cores, int axis, int tc_select, int opt_level);
+  UOp tc_reduce(const UOp& reduce, const std::vector<int>& axes) const;
 
   UOp ast_;
   Renderer opts_;
@@ -106,6 +119,9 @@ class Kernel {
   std::vector<AxisType> axis_types_;
   std::vector<Opt> applied_opts_;
   bool dont_use_locals_ = false;
+  std::optional<TensorCore> tensor_core_;
+  std::optional<TensorCoreOptions> tensor_core_opts_;
+  int use_tensor_cores_ = 0;  // 1: the reduce becomes a WMMA; 2: only the TC's shape
 };
 
 }  // namespace tunebed

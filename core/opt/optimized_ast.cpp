@@ -15,8 +15,8 @@
 // for a reduce that is not the last, the result goes through the buffer once more.
 //
 // tinygrad ends with graph_rewrite(view_left + view_left_through_load). On these ASTs its rules
-// only fire for the VIEWs the tensor-core path builds over LOADs; tensor cores arrive with
-// issue 11, and with them that rewrite.
+// only fire for the VIEWs the tensor-core path builds over LOADs; tunebed's tensor-core path
+// (tc_kernel.cpp) permutes those loads' trackers directly instead.
 #include <algorithm>
 #include <functional>
 #include <unordered_map>
@@ -113,8 +113,12 @@ UOp Kernel::get_optimized_ast(std::optional<std::string> name_override) const {
         if (t == AxisType::REDUCE || t == AxisType::UNROLL) axes.push_back(i);
         if (t == AxisType::GROUP_REDUCE) grouped.push_back(i);
       }
-      ret = ret.with_arg(Arg::tuple({op.arg().as_tuple().at(0), Arg::ints(axes)}));
-      if (!grouped.empty()) ret = group_reduce(*this, op, ret, grouped, r);
+      if (tensor_core_ && use_tensor_cores_ == 1) {
+        ret = tc_reduce(ret, axes);  // tc_kernel.cpp: a WMMA (TC forbids GROUP)
+      } else {
+        ret = ret.with_arg(Arg::tuple({op.arg().as_tuple().at(0), Arg::ints(axes)}));
+        if (!grouped.empty()) ret = group_reduce(*this, op, ret, grouped, r);
+      }
     }
     memo.emplace(op.get(), ret);
     return ret;

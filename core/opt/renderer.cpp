@@ -16,6 +16,7 @@ Renderer Renderer::cpu(int cores) {
   r.global_max = std::nullopt;
   r.local_max = std::nullopt;
   r.vector_widths = {4, 8};
+  r.tensor_cores = cpu_tensor_cores();  // register blocks (tc.hpp)
   r.threads = cores;
   return r;
 }

@@ -5,7 +5,7 @@
 // ask them without depending on code generation. The values follow tinygrad's at the seed:
 //
 //             has_local has_shared shared_max global_max            local_max         tensor cores
-//   cpu       no        (yes)      32768      none                  -                 none
+//   cpu       no        (yes)      32768      none                  -                 tc.hpp's register blocks
 //   opencl    yes       yes        32768      0x8FFFFFFF x3         0x8FFFFFFF x3     none
 //   cuda      yes       yes        49152      (2^31-1, 65535, 65535) (1024, 1024, 64) tc.py's cuda_sm80
 //

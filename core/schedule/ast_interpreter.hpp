@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -40,9 +41,14 @@ void run_kernel_ast(const UOp& ast, const std::vector<HostBuffer*>& bufs, const 
 // The buffers an AST's DEFINE_GLOBALs need, by arg: (element dtype, size in elements).
 std::vector<std::pair<DType, int64_t>> ast_buffer_specs(const UOp& ast);
 
-// Runs a schedule item by item. `buffers` holds the data of the graph's input BUFFERs (by UNIQUE
-// id); buffers the schedule creates are added, zero-filled before their kernel runs.
-void run_schedule(const Schedule& schedule, BufferData& buffers);
+// Runs one kernel item: bufs[i] is the buffer of the item's DEFINE_GLOBAL i.
+using KernelRunner = std::function<void(const ScheduleItem& item, const std::vector<HostBuffer*>& bufs)>;
+
+// Runs a schedule item by item: COPY items copy, kernels go to `run_kernel` (the AST interpreter
+// unless a compiled backend passes its own). `buffers` holds the data of the graph's input
+// BUFFERs (by UNIQUE id); buffers the schedule creates are added, zero-filled before their kernel
+// runs.
+void run_schedule(const Schedule& schedule, BufferData& buffers, const KernelRunner& run_kernel = {});
 
 // The elements (C order) of one of Schedule::outputs after run_schedule.
 HostBuffer read_output(const UOp& output, const BufferData& buffers);

@@ -18,7 +18,7 @@ HostBuffer& host_buffer(const UOp& buffer, BufferData& buffers) {
 
 }  // namespace
 
-void run_schedule(const Schedule& schedule, BufferData& buffers) {
+void run_schedule(const Schedule& schedule, BufferData& buffers, const KernelRunner& run_kernel) {
   for (const ScheduleItem& item : schedule.items) {
     std::vector<HostBuffer*> bufs;
     for (const UOp& b : item.bufs) bufs.push_back(&host_buffer(b, buffers));
@@ -26,6 +26,8 @@ void run_schedule(const Schedule& schedule, BufferData& buffers) {
       if (bufs.size() != 2 || bufs[0]->bytes.size() != bufs[1]->bytes.size())
         throw AstInterpreterError("COPY: expected a destination and a source of the same size");
       bufs[0]->bytes = bufs[1]->bytes;
+    } else if (run_kernel) {
+      run_kernel(item, bufs);
     } else {
       run_kernel_ast(item.ast, bufs);
     }

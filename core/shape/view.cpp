@@ -6,6 +6,7 @@
 
 #include "core/ir/hash.hpp"
 #include "core/ir/text.hpp"
+#include "core/symbolic/symbolic.hpp"
 
 namespace tunebed {
 
@@ -138,6 +139,9 @@ View View::pad(const Mask& arg) const {
   for (size_t i = 0; i < ndim(); i++) {
     window[i] = {-arg[i].first, shape_[i] + arg[i].second};
     mask[i] = {arg[i].first, shape_[i] + arg[i].first};
+#ifdef TUNEBED_PLANT_BUG_SHAPE_PAD  // planted (scripts/fuzz-planted): the mask ends one too late
+    mask[i].second = mask[i].second + 1;
+#endif
   }
   return unsafe_resize(window, std::move(mask));
 }
@@ -262,10 +266,30 @@ Record View::to_record() const {
                  {"contiguous", Arg(v.contiguous())}}};
 }
 
+namespace {
+
+// A symbolic entry in the form tunebed's sint arithmetic keeps it: simplified, a constant as an
+// int. tinygrad's View.create leaves strides and mask bounds unsimplified ("enabling stride
+// simplification breaks symbolic jit", view.py at 7b16fadd), so its records can hold the raw
+// product strides_for_shape built, e.g. the stride 1*(pos+1)*1 of the dataset's llama kernels,
+// where tunebed holds pos+1. Both are the same map; the simplified one is tunebed's canonical form.
+Arg simplified(const Arg& a) {
+  if (a.is<UOp>()) return to_arg(sint(simplify(a.as_uop())));
+  if (!a.is_tuple()) return a;
+  ArgTuple t;
+  for (const Arg& x : a.as_tuple()) t.push_back(simplified(x));
+  return Arg(std::move(t));
+}
+
+}  // namespace
+
 // Rebuilt through View::create, so a hand-edited view that is not in canonical form (and would
-// compare unequal to the same map built by movement ops) is rejected rather than kept.
-View View::from_record(const Record& r) {
-  if (r.name != "View") throw std::invalid_argument("expected View(...), got " + r.name + "(...)");
+// compare unequal to the same map built by movement ops) is rejected rather than kept. Symbolic
+// entries are simplified first: that is a difference of spelling, not of form.
+View View::from_record(const Record& record) {
+  if (record.name != "View") throw std::invalid_argument("expected View(...), got " + record.name + "(...)");
+  Record r{record.name, {}};
+  for (const auto& [name, value] : record.fields) r.fields.emplace_back(name, simplified(value));
   std::optional<Mask> mask;
   if (!r.at("mask").is_none()) {
     mask.emplace();

@@ -158,7 +158,8 @@ PatternMatcher divmod_rules() {
   UPat x = sivar("x"), d = sivar("d"), c = icvar("c");
   auto negative_divisor = [](const Match& m) { return m["d"].vmax() < 0 && negation_exact(m["d"]); };
   auto nonpositive_dividend = [](const Match& m) {
-    return m["x"].vmax() <= 0 && negation_exact(m["x"]) && !m["x"].is_const();
+    // vmin < 0: a dividend that is always 0 (a variable bound to [0, 0]) would negate forever.
+    return m["x"].vmax() <= 0 && m["x"].vmin() < 0 && negation_exact(m["x"]) && !m["x"].is_const();
   };
   return PatternMatcher({
       {"divmod-fold", UPat::ops({Ops::IDIV, Ops::MOD}, {x, c}), div_and_mod_folding},

@@ -27,6 +27,9 @@ UOp mod_by_range(const Match& m) {
   const UOp &x = m["x"], &y = m["y"];
   if (!range_trusted(x.dtype()) || x.dtype().is_unsigned()) return {};
   i128 x0 = x.vmin(), x1 = x.vmax(), y0 = y.vmin(), y1 = y.vmax();
+#ifdef TUNEBED_PLANT_BUG_SYMBOLIC_MOD  // planted (scripts/fuzz-planted): x%c is x only for x < c
+  if (x0 >= 0 && y0 == y1 && x1 <= y0) return x;
+#endif
   if (y0 * y1 <= 0) return {};
   i128 q = cdiv(x0, y0);
   if (cdiv(x0, y1) != q || cdiv(x1, y0) != q || cdiv(x1, y1) != q) return {};

@@ -72,16 +72,22 @@ TEST_F(ImportE2E, CountsDuplicatesAndEachFailureByLine) {
 TEST_F(ImportE2E, SampleIntoADatabaseRecordsFileAndLine) {
   const std::string db = (dir / "t.db").string();
   ASSERT_EQ(import(sample() + " --db " + db + " -v"), 0) << err;
-  EXPECT_NE(out.find("imported 145, duplicates 1, failed 20 (of 166 lines)"), std::string::npos) << out;
+  EXPECT_NE(out.find("imported 146, duplicates 1, failed 19 (of 166 lines)"), std::string::npos) << out;
   EXPECT_NE(out.find(" kernels/s\n"), std::string::npos) << out;
   const std::string query =
       "sqlite3 " + db + " \"SELECT count(*), min(source) FROM kernels\" >" + (dir / "q").string();
   ASSERT_EQ(std::system(query.c_str()), 0);
-  EXPECT_EQ(slurp(dir / "q"), "145|" + sample() + ":1\n");
+  EXPECT_EQ(slurp(dir / "q"), "146|" + sample() + ":1\n");
+  // Every kernel carries its work (core/opt's kernel_cost): its buffers' bytes, and FLOPs for all
+  // but the pure copies, which have no ALU op.
+  const std::string costs = "sqlite3 " + db + " \"SELECT sum(bytes > 0), sum(flops > 0) > 100 FROM kernels\" >" +
+                            (dir / "c").string();
+  ASSERT_EQ(std::system(costs.c_str()), 0);
+  EXPECT_EQ(slurp(dir / "c"), "146|1\n");
   // A second import finds every kernel already there: the same hashes, nothing new.
   ASSERT_EQ(import(sample() + " --db " + db), 0) << err;
   ASSERT_EQ(std::system(query.c_str()), 0);
-  EXPECT_EQ(slurp(dir / "q").substr(0, 4), "145|");
+  EXPECT_EQ(slurp(dir / "q").substr(0, 4), "146|");
 }
 
 TEST_F(ImportE2E, MissingFileExits2WithOneErrorLine) {

@@ -221,10 +221,10 @@ TEST_F(QueryE2E, BadUsageExits2WithOneErrorLine) {
   };
   for (const Case& c : std::vector<Case>{
            {"query",
-            "error: tunebed query needs one of: best, compare, diff, failures, history, runs, why\n"},
+            "error: tunebed query needs one of: best, compare, diff, failures, findings, history, runs, why\n"},
            {"query frobnicate",
             "error: unknown query subcommand 'frobnicate' (expected best, compare, diff, "
-            "failures, history, runs, why)\n"},
+            "failures, findings, history, runs, why)\n"},
            {"query best --bogus", "error: unrecognised option '--bogus'\n"},
            {"query best --format xml --db " + db_,
             "error: unknown format 'xml' (expected table, csv or json)\n"},

@@ -1,54 +1,312 @@
-// `tunebed tune` through the real program: a small workload tuned into a fresh database.
+// `tunebed tune` through the real program: workloads and manifests tuned into fresh databases,
+// sharding, JSON-lines progress, and a run stopped with SIGINT then resumed.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <string>
 
+#include "results/json_lines.hpp"
+#include "results/tuning_db.hpp"
 #include "tests/harness/db_fixture.hpp"
 
 namespace tunebed::testing {
 namespace {
 
+namespace fs = std::filesystem;
+
+// One JSON-lines progress event, by field.
+using Event = std::map<std::string, results::Value>;
+
+Event parse_event(const std::string& line) {
+  Event e;
+  for (auto& [key, value] : results::parse_json_object(line)) e[key] = value;
+  return e;
+}
+
+std::string text(const Event& e, const std::string& key) {
+  auto it = e.find(key);
+  return it != e.end() && std::holds_alternative<std::string>(it->second) ? std::get<std::string>(it->second)
+                                                                          : "";
+}
+
+std::vector<Event> events_of(const std::string& out) {
+  std::vector<Event> events;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) events.push_back(parse_event(line));
+  return events;
+}
+
 class TuneE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tunebed-tune-e2e-XXXXXX").string();
+    std::string pattern = (fs::temp_directory_path() / "tunebed-tune-e2e-XXXXXX").string();
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
     db_ = (dir_ / "tuning.db").string();
+    // A compile cache of the test's own, so that a run takes the time a first run takes (the
+    // programs the test starts inherit it).
+    ::setenv("TUNEBED_CACHE_DIR", (dir_ / "cache").c_str(), 1);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void TearDown() override { fs::remove_all(dir_); }
 
-  Result tune(const std::string& args) { return tunebed("tune " + args + " --db " + db_ + " --jobs 1"); }
+  Result tune(const std::string& args, const std::string& db = "") {
+    return tunebed("tune " + args + " --db " + (db.empty() ? db_ : db) + " --jobs 1");
+  }
+  std::string write(const std::string& name, const std::string& content) const {
+    std::ofstream(dir_ / name) << content;
+    return (dir_ / name).string();
+  }
+  // The kernels each run of DB tuned, from its candidates, as (run id, kernel hash, opts) -> count.
+  std::map<std::tuple<int64_t, std::string, std::string>, int> candidates(const std::string& db) const {
+    auto tdb = results::TuningDb::open_read_only(db);
+    std::map<std::tuple<int64_t, std::string, std::string>, int> out;
+    results::Statement st = tdb.db().prepare(
+        "SELECT c.run_id, k.hash, c.opts FROM candidates c JOIN kernels k ON k.id = c.kernel_id ORDER BY "
+        "c.id");
+    while (st.step()) out[{st.column_int(0), st.column_text(1), st.column_text(2)}]++;
+    return out;
+  }
 
-  std::filesystem::path dir_;
+  fs::path dir_;
   std::string db_;
 };
 
 TEST_F(TuneE2E, TunesAWorkloadThenServesItFromTheCache) {
-  Result first = tune("matmul:M=16,N=16,K=16 --budget 6");
+  Result first = tune("matmul:M=16,N=16,K=16 --budget 4");
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_NE(first.out.find("16x16x16 float32"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("hand_us  tuned_us  speedup"), std::string::npos) << first.out;
   Result best = tunebed("query best --db " + db_);
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_NE(best.out.find("matmul:M=16,N=16,K=16"), std::string::npos) << best.out;
   Result runs = tunebed("query runs --format csv --db " + db_);
   EXPECT_NE(runs.out.find("completed"), std::string::npos) << runs.out;
 
-  Result second = tune("matmul:M=16,N=16,K=16 --budget 6");
+  Result second = tune("matmul:M=16,N=16,K=16 --budget 4");
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_NE(second.out.find(" hit "), std::string::npos) << "the second tuning must be a cache hit:\n"
-                                                        << second.out;
+                                                         << second.out;
 }
 
 TEST_F(TuneE2E, BadInputIsAUsageError) {
   Result unknown = tune("nosuchworkload");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.err.rfind("error: ", 0), 0u) << unknown.err;
-  EXPECT_FALSE(std::filesystem::exists(db_)) << "bad input must not create the database";
+  EXPECT_FALSE(fs::exists(db_)) << "bad input must not create the database";
   EXPECT_EQ(tune("matmul --strategy nope").exit_code, 2);
   EXPECT_EQ(tune("matmul --budget 0").exit_code, 2);
   EXPECT_EQ(tune("matmul --device opencl").exit_code, 2);
+  EXPECT_EQ(tune("matmul --progress fancy").exit_code, 2);
+  Result shard = tune("matmul --shard 3/2");
+  EXPECT_EQ(shard.exit_code, 2);
+  EXPECT_EQ(shard.err, "error: --shard '3/2': I must be between 1 and 2 (shards are numbered from 1)\n");
+  Result missing = tune("--resume 1");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err, "error: no tuning database at " + db_ + "\n");
+  EXPECT_FALSE(fs::exists(db_));
+}
+
+TEST_F(TuneE2E, AManifestTunesItsWorkloadsAndAstFilesWithTheirOwnOptions) {
+  const char* root = std::getenv("TUNEBED_SOURCE_DIR");
+  Result import = tunebed("import " + std::string(root ? root : ".") + "/tests/data/sops-sample.txt --out " +
+                          (dir_ / "kernels").string());
+  ASSERT_EQ(import.exit_code, 0) << import.err;
+  std::set<fs::path> uops;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir_ / "kernels")) uops.insert(e.path());
+  ASSERT_FALSE(uops.empty());
+  const std::string manifest = write("campaign.txt",
+                                     "# two entries\n"
+                                     "matmul:M=16,N=16,K=16 budget=3\n"
+                                     "\n"
+                                     "ast kernels/" +
+                                         uops.begin()->filename().string() + " strategy=random budget=2\n");
+  Result r = tune("--manifest " + manifest + " --progress=jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<Event> events = events_of(r.out);
+  std::vector<std::string> sources;
+  std::map<std::string, int64_t> budgets;
+  for (const Event& e : events)
+    if (text(e, "event") == "kernel_start") {
+      sources.push_back(text(e, "source"));
+      budgets[text(e, "source")] = std::get<int64_t>(e.at("budget"));
+    }
+  ASSERT_EQ(sources.size(), 2u) << r.out;
+  EXPECT_EQ(sources[0], "matmul:M=16,N=16,K=16,dtype=float32");
+  EXPECT_EQ(sources[1], (dir_ / "kernels" / uops.begin()->filename()).string());
+  EXPECT_EQ(budgets[sources[0]], 3);
+  EXPECT_EQ(budgets[sources[1]], 2);
+  Result runs = tunebed("query runs --format csv --db " + db_);
+  EXPECT_NE(runs.out.find("mixed"), std::string::npos) << "beam and random in one run:\n" << runs.out;
+  EXPECT_EQ(count(r.err, "\n"), 3) << "the summary table on stderr with jsonl:\n" << r.err;
+}
+
+TEST_F(TuneE2E, AManifestErrorNamesTheFileLineAndToken) {
+  const std::string manifest = write("m.txt", "matmul:M=16,N=16,K=16\n# fine so far\nsum budget=many\n");
+  Result bad = tune("--manifest " + manifest);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "error: " + manifest +
+                         ":3: bad budget 'many' (expected a whole number of candidates, at least 1)\n");
+
+  const std::string unknown = write("u.txt", "\n\nnosuchworkload:N=4 budget=2\n");
+  Result u = tune("--manifest " + unknown);
+  EXPECT_EQ(u.exit_code, 2);
+  EXPECT_EQ(u.err.rfind("error: " + unknown + ":3: ", 0), 0u) << u.err;
+  EXPECT_NE(u.err.find("nosuchworkload"), std::string::npos) << u.err;
+
+  const std::string missing = write("a.txt", "ast nowhere.uop\n");
+  Result a = tune("--manifest " + missing);
+  EXPECT_EQ(a.exit_code, 2);
+  EXPECT_EQ(a.err,
+            "error: " + missing + ":1: cannot read AST file '" + (dir_ / "nowhere.uop").string() + "'\n");
+  EXPECT_EQ(tune("--manifest " + (dir_ / "absent.txt").string()).exit_code, 2);
+  EXPECT_FALSE(fs::exists(db_)) << "bad input must not create the database";
+}
+
+TEST_F(TuneE2E, ShardsCoverTheManifestExactlyOnceAndMergeIntoOneDatabase) {
+  const std::string manifest = write(
+      "m.txt", "matmul:M=16,N=16,K=16\nsoftmax:M=8,N=8\nelementwise:N=64,length=2\nsum:M=8,N=8,axis=rows\n");
+  std::vector<std::set<std::string>> shards;
+  for (const char* shard : {"1/2", "2/2"}) {
+    const std::string db = (dir_ / ("shard-" + std::string(1, shard[0]) + ".db")).string();
+    Result r = tune("--manifest " + manifest + " --budget 1 --progress=jsonl --shard " + shard, db);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::set<std::string> kernels;
+    for (const Event& e : events_of(r.out))
+      if (text(e, "event") == "kernel_done") kernels.insert(text(e, "kernel"));
+    shards.push_back(kernels);
+  }
+  Result all = tune("--manifest " + manifest + " --budget 1 --progress=jsonl", (dir_ / "all.db").string());
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  std::set<std::string> every;
+  for (const Event& e : events_of(all.out))
+    if (text(e, "event") == "kernel_done") every.insert(text(e, "kernel"));
+  ASSERT_GE(every.size(), 6u);  // softmax alone is three kernels
+  std::set<std::string> both;
+  for (const auto& s : shards) both.insert(s.begin(), s.end());
+  EXPECT_EQ(shards[0].size() + shards[1].size(), every.size()) << "a kernel was tuned by both shards";
+  EXPECT_EQ(both, every);
+  EXPECT_LE(std::max(shards[0].size(), shards[1].size()) - std::min(shards[0].size(), shards[1].size()), 1u);
+
+  const std::string merged = (dir_ / "merged.db").string();
+  Result merge = tunebed("db merge " + merged + " " + (dir_ / "shard-1.db").string() + " " +
+                         (dir_ / "shard-2.db").string());
+  ASSERT_EQ(merge.exit_code, 0) << merge.err;
+  Result best = tunebed("query best --format csv --db " + merged);
+  EXPECT_EQ(count(best.out, "\n"), static_cast<int>(every.size()) + 1) << best.out;
+}
+
+TEST_F(TuneE2E, JsonlProgressIsOneParseableObjectPerEvent) {
+  Result r = tune("matmul:M=16,N=16,K=16 --budget 3 --progress=jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<Event> events;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    ASSERT_NO_THROW(events.push_back(parse_event(line))) << line;
+    ASSERT_TRUE(events.back().contains("t")) << line;
+  }
+  ASSERT_GE(events.size(), 5u);
+  EXPECT_EQ(text(events.front(), "event"), "run_start");
+  EXPECT_EQ(text(events.back(), "event"), "run_done");
+  EXPECT_EQ(text(events.back(), "status"), "completed");
+  std::map<std::string, int> kinds;
+  for (const Event& e : events) kinds[text(e, "event")]++;
+  EXPECT_EQ(kinds["kernel_start"], 1);
+  EXPECT_EQ(kinds["kernel_done"], 1);
+  EXPECT_GE(kinds["candidate"], 3);
+  EXPECT_GE(kinds["new_best"], 1);
+  for (const Event& e : events)
+    if (text(e, "event") == "kernel_done") EXPECT_TRUE(std::holds_alternative<double>(e.at("tuned_us")));
+}
+
+// A `tunebed tune` running in the background, its stdout read line by line.
+class Background {
+ public:
+  explicit Background(const std::string& command) {
+    int fds[2];
+    EXPECT_EQ(::pipe(fds), 0);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(fds[1], STDOUT_FILENO);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      ::execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), nullptr);
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    out_ = ::fdopen(fds[0], "r");
+  }
+  ~Background() {
+    if (out_) std::fclose(out_);
+  }
+  std::optional<std::string> line() {
+    char buf[8192];
+    if (!std::fgets(buf, sizeof buf, out_)) return std::nullopt;
+    return std::string(buf);
+  }
+  void signal(int sig) const { ::kill(pid_, sig); }
+  int wait() {
+    while (line()) {
+    }
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  FILE* out_ = nullptr;
+};
+
+TEST_F(TuneE2E, SigintStopsAtACandidateBoundaryAndResumeFinishesWithoutRedoingAny) {
+  const std::string err = (dir_ / "stderr").string();
+  Background run(std::string(TUNEBED_EXE) +
+                 " tune matmul:M=32,N=32,K=32 sum:M=64,N=64,axis=rows --budget 12 --jobs 1 "
+                 "--progress=jsonl --db " +
+                 db_ + " 2>" + err);
+  int seen = 0;
+  while (std::optional<std::string> l = run.line())
+    if (text(parse_event(*l), "event") == "candidate" && ++seen == 3) break;
+  ASSERT_EQ(seen, 3) << "the run ended before its third candidate";
+  run.signal(SIGINT);
+  EXPECT_EQ(run.wait(), 130);
+  const std::string message = read_file(err);
+  const std::string resume = "tunebed tune --resume 1 --db " + db_;
+  ASSERT_NE(message.find("interrupted: resume with " + resume + "\n"), std::string::npos) << message;
+
+  auto committed = candidates(db_);
+  ASSERT_GE(committed.size(), 3u);
+  {
+    auto db = results::TuningDb::open_read_only(db_);
+    EXPECT_EQ(db.run(1).status, results::RunStatus::interrupted);
+  }
+
+  Result resumed = tunebed(resume.substr(std::string("tunebed ").size()) + " --jobs 1 --progress=jsonl");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  int64_t reused = 0;
+  size_t done = 0;
+  for (const Event& e : events_of(resumed.out))
+    if (text(e, "event") == "kernel_done") reused += std::get<int64_t>(e.at("reused")), done++;
+  EXPECT_EQ(done, 2u);
+  EXPECT_EQ(reused, static_cast<int64_t>(committed.size()));
+  auto after = candidates(db_);
+  for (const auto& [key, n] : after)
+    EXPECT_EQ(n, 1) << std::get<1>(key) << " " << std::get<2>(key) << " ran twice";
+  for (const auto& [key, n] : committed) EXPECT_TRUE(after.contains(key));
+  EXPECT_GT(after.size(), committed.size());
+  auto db = results::TuningDb::open_read_only(db_);
+  EXPECT_EQ(db.run(1).status, results::RunStatus::completed);
+  EXPECT_EQ(db.runs().size(), 1u);
+  Result again = tune("--resume 1");
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_EQ(again.err, "error: --resume: run 1 has completed; there is nothing to resume\n");
 }
 
 }  // namespace

@@ -119,5 +119,32 @@ TEST(TinygradAst, KernelHashIsSixteenHexDigitsOfTheCanonicalText) {
   EXPECT_NE(kernel_hash(b), h);
 }
 
+// tinygrad leaves symbolic strides as strides_for_shape multiplied them: the dataset's llama
+// kernels (lines 3442-3746) hold 1*(pos+1)*1 where tunebed's sint arithmetic holds pos+1.
+const std::string kPos = "UOp(Ops.DEFINE_VAR,dtypes.int,arg=('pos',1,100),src=())";
+const std::string kOne = "UOp(Ops.CONST,dtypes.int,arg=1,src=())";
+const std::string kPosPlus1 = "UOp(Ops.ADD,dtypes.int,arg=None,src=(" + kPos + "," + kOne + ",))";
+std::string symbolic_view(const std::string& stride, bool contiguous) {
+  return "UOp(Ops.VIEW,dtypes.void,arg=ShapeTracker(views=(View(shape=(8," + kPosPlus1 + "),strides=(" +
+         stride + ",1),offset=0,mask=None,contiguous=" + (contiguous ? "True" : "False") + "),)),src=())";
+}
+
+TEST(TinygradAst, UnsimplifiedSymbolicStrideReadsAsItsSimplifiedForm) {
+  const std::string raw = "UOp(Ops.MUL,dtypes.int,arg=None,src=(UOp(Ops.MUL,dtypes.int,arg=None,src=(" +
+                          kOne + "," + kPosPlus1 + ",)),x1:=" + kOne + ",))";
+  const UOp view = parse_tinygrad_uop(symbolic_view(raw, true));
+  const ShapeTracker& st = view.arg().as_object<ShapeTracker>();
+  EXPECT_TRUE(st.contiguous()) << st.views()[0].repr();
+  // The same view as tunebed writes it: one node, so the two texts give one kernel hash.
+  EXPECT_EQ(view, parse_tinygrad_uop(symbolic_view(kPosPlus1, true)));
+  EXPECT_EQ(st.views()[0].strides()[0], st.views()[0].shape()[1]);
+}
+
+TEST(TinygradAst, ViewClaimingContiguityWithOtherStridesIsStillRefused) {
+  // Simplifying is a change of spelling only: strides that are not the shape's stay non-canonical.
+  EXPECT_THROW(parse_tinygrad_uop(symbolic_view(kPos, true)), ParseError);
+  EXPECT_THROW(parse_tinygrad_uop(symbolic_view(kPosPlus1, false)), ParseError);
+}
+
 }  // namespace
 }  // namespace tunebed::imports

@@ -198,9 +198,10 @@ TEST(Legality, TensorCoresArgsInRange) {
   expect_refused(matmul(), cuda, "", "TC:0:(-1,0,0)", "use_tensor_cores value is not valid (1 or 2), got 0");
 }
 
-TEST(Legality, TensorCoresAreNotBuiltYet) {
+TEST(Legality, TensorCoreDtypesMustMatchTheReduce) {  // a float32 matmul; CUDA's take half/bfloat16
   expect_refused(matmul(), cuda, "", "TC:0:(-1,0,1)",
-                 "TC passes its checks but is not built yet: matching and lowering tensor cores is issue 11");
+                 "no tensor core available: the reduce is not a sum of a product of two loads in a tensor "
+                 "core's dtypes whose dims divide the axes, or TC axis 0 is not one of its (N, M, K) choices");
 }
 
 TEST(Legality, ThreadOnlyOnTargetsWithAThreadPool) {

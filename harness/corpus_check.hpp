@@ -1,0 +1,77 @@
+// check-corpus: every kernel of a corpus compiled and run under several opt sequences, each
+// result compared with the AST interpreter's on the same seeded inputs.
+//
+// For one kernel the variants are: no opts, tinygrad's hand-coded opts, the opts tinygrad
+// recorded for it (when the corpus has them; "illegal" when tunebed's rules refuse them, which is
+// an outcome, not a failure) and K random legal sequences (core/opt/actions.hpp). Variants that
+// render to the same source run once. Inputs are seeded random data (core/engine's fill_random),
+// every buffer is compared, inputs included, and DEFINE_VARs take their minimum.
+//
+// Compiling is where the time goes (one clang run per source, ~0.3 s of fixed cost each), so the
+// variants of a batch of kernels are rendered, their functions renamed apart, and compiled as ONE
+// translation unit; a unit that fails is split, by kernel then by variant, to place the error.
+//
+// Isolation: each batch is checked in a forked process that reports every step as a line on a
+// pipe ("variant k i kind opts" for each variant, "begin k i" before a step that could crash or
+// hang, "done k i outcome message"). A process that dies by a signal names the variant it was in
+// (`crash`); one silent past the timeout is killed with its process group, clang included
+// (`timeout`); a fresh process takes up the variants not yet settled. Nothing a kernel does ends
+// the run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/imports/corpus.hpp"
+
+namespace tunebed::cli {
+
+enum class Outcome {
+  ok,
+  wrong,
+  compile_error,
+  crash,
+  timeout,
+  unsupported,
+  illegal,
+  unchecked,
+  import_error
+};
+inline constexpr int kOutcomes = 9;
+const char* outcome_name(Outcome o);  // "ok", "wrong", "compile_error", ...
+
+enum class OptsKind { none, hand_coded, tinygrad, random };
+inline constexpr int kOptsKinds = 4;
+const char* opts_kind_name(OptsKind k);  // "none", "hand-coded", "tinygrad", "random"
+
+struct VariantResult {
+  OptsKind kind = OptsKind::none;
+  std::string opts;  // tunebed's opts text (tinygrad's, as recorded, when illegal)
+  Outcome outcome = Outcome::ok;
+  std::string message;  // empty when ok; one line
+};
+
+// Outcomes that are findings: the compiled kernel disagrees with the interpreter, or dies.
+inline bool is_finding(Outcome o) { return o == Outcome::wrong || o == Outcome::crash; }
+
+struct CheckOptions {
+  int random_opts = 0;    // K
+  uint64_t seed = 0;      // inputs and random opts derive from it and the kernel's hash
+  double timeout_s = 60;  // a kernel's process silent for this long is killed
+  int jobs = 1;           // checking processes at once
+  int batch = 16;         // kernels per process, their variants compiled as one unit
+  // A kernel of more iterations than this is checked against its no-opts variant, not the
+  // interpreter (~1 µs an iteration), and that variant is `unchecked`.
+  int64_t interpreter_limit = int64_t{1} << 22;
+};
+
+// Checks every kernel in forked processes, options.jobs at once; returns each kernel's variant
+// results, in kernel order. `progress` hears each kernel as it finishes (count done so far).
+// SIGINT or SIGTERM stops the run: kernels not finished by then come back with no results.
+std::vector<std::vector<VariantResult>> check_kernels(const std::vector<imports::CorpusKernel>& kernels,
+                                                      const CheckOptions& options,
+                                                      const std::function<void(int done)>& progress = {});
+
+}  // namespace tunebed::cli

@@ -1,0 +1,166 @@
+#include "harness/tune_batch.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "core/imports/corpus.hpp"
+#include "core/ir/text.hpp"
+#include "core/schedule/schedule.hpp"
+#include "core/tensor/workloads.hpp"
+#include "harness/cli.hpp"
+
+namespace tunebed::cli {
+namespace {
+
+UOp strip_info(const UOp& ast) { return ast.arg().is_none() ? ast : ast.with_arg(Arg()); }
+
+bool reduces(const UOp& ast) {
+  return std::ranges::any_of(ast.toposort(), [](const UOp& u) { return u.op() == Ops::REDUCE_AXIS; });
+}
+
+// The kernels of one entry, before deduplication.
+class Expander {
+ public:
+  Expander(const TuneDefaults& defaults, uint64_t seed, const KernelLookup& lookup)
+      : defaults_(defaults), seed_(seed), lookup_(lookup) {}
+
+  std::vector<BatchKernel> kernels(const ManifestEntry& e) {
+    origin_ = e.origin;
+    options_ = resolve(e.options);
+    out_.clear();
+    switch (e.kind) {
+      case ManifestEntry::Kind::workload:
+        workload(e.value);
+        break;
+      case ManifestEntry::Kind::ast:
+        ast_file(e.value);
+        break;
+      case ManifestEntry::Kind::corpus:
+        corpus(e);
+        break;
+      case ManifestEntry::Kind::kernel:
+        stored(e.value);
+        break;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const { throw UsageError(origin_ + ": " + what); }
+
+  EntryOptions resolve(const EntryOptions& o) const {
+    EntryOptions r{o.strategy.value_or(defaults_.strategy), o.budget.value_or(defaults_.budget),
+                   o.seconds.value_or(defaults_.seconds), o.width.value_or(defaults_.width)};
+    try {
+      make_strategy(*r.strategy, 0, *r.width);
+    } catch (const UsageError& e) {
+      fail(e.what());
+    }
+    return r;
+  }
+
+  void add(const UOp& ast, std::string source) {
+    UOp plain = strip_info(ast);
+    out_.push_back({plain, kernel_hash(plain), std::move(source), origin_, options_});
+  }
+
+  void workload(const std::string& spec) {
+    Workload w = [&] {
+      try {
+        return make_workload(spec, seed_);
+      } catch (const WorkloadError& e) {
+        fail(e.what());
+      }
+    }();
+    for (const ScheduleItem& item : create_schedule({w.output.uop()}).items)
+      if (!item.is_copy()) add(item.ast, w.spec);
+  }
+
+  UOp parse(const std::string& text, const std::string& what) const {
+    try {
+      return parse_uop(text);
+    } catch (const std::exception& e) {
+      fail(what + " does not parse: " + e.what());
+    }
+  }
+
+  void ast_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail("cannot read AST file '" + path + "'");
+    std::ostringstream text;
+    text << in.rdbuf();
+    add(parse(text.str(), "AST file '" + path + "'"), path);
+  }
+
+  void corpus(const ManifestEntry& e) {
+    std::vector<std::string> lines;
+    try {
+      lines = imports::read_lines(e.value);
+    } catch (const imports::CorpusError& err) {
+      fail(err.what());
+    }
+    std::vector<std::pair<UOp, std::string>> kept;
+    for (const imports::CorpusKernel& k : imports::import_lines(lines).kernels) {
+      UOp ast = parse(k.text, e.value + ":" + std::to_string(k.line));
+      if (!e.reduce_only || reduces(ast)) kept.emplace_back(ast, e.value + ":" + std::to_string(k.line));
+    }
+    if (kept.empty()) fail("corpus '" + e.value + "' has no kernels" + (e.reduce_only ? " that reduce" : ""));
+    std::vector<size_t> chosen(kept.size());
+    for (size_t i = 0; i < chosen.size(); i++) chosen[i] = i;
+    if (e.sample && static_cast<size_t>(*e.sample) < kept.size()) {
+      // A partial Fisher-Yates shuffle with tunebed's own pick (the same on every standard
+      // library), then back to line order so that the sample reads like the corpus.
+      std::mt19937_64 rng(e.sample_seed);
+      const auto n = static_cast<size_t>(*e.sample);
+      for (size_t i = 0; i < n; i++) std::swap(chosen[i], chosen[i + search::pick(rng, chosen.size() - i)]);
+      chosen.resize(n);
+      std::ranges::sort(chosen);
+    }
+    for (size_t i : chosen) add(kept[i].first, kept[i].second);
+  }
+
+  void stored(const std::string& hash) {
+    std::optional<std::pair<std::string, std::string>> found = lookup_ ? lookup_(hash) : std::nullopt;
+    if (!found) fail("no kernel " + hash + " in the tuning database");
+    add(parse(found->first, "stored kernel " + hash), found->second);
+  }
+
+  const TuneDefaults& defaults_;
+  const uint64_t seed_;
+  const KernelLookup& lookup_;
+  std::string origin_;
+  EntryOptions options_;
+  std::vector<BatchKernel> out_;
+};
+
+}  // namespace
+
+std::vector<BatchKernel> expand(const std::vector<ManifestEntry>& entries, const TuneDefaults& defaults,
+                                uint64_t seed, const KernelLookup& lookup) {
+  Expander expander(defaults, seed, lookup);
+  std::vector<BatchKernel> batch;
+  std::set<std::string> seen;
+  for (const ManifestEntry& e : entries)
+    for (BatchKernel& k : expander.kernels(e))
+      if (seen.insert(k.hash).second) batch.push_back(std::move(k));
+  return batch;
+}
+
+std::string plan_text(const std::vector<BatchKernel>& kernels) {
+  std::string text;
+  for (const BatchKernel& k : kernels) text += "kernel " + k.hash + format_options(k.options) + "\n";
+  return text;
+}
+
+std::unique_ptr<search::Strategy> make_strategy(const std::string& name, uint64_t seed, int width) {
+  if (name == "beam") return search::make_beam({.width = width});
+  if (name == "random") return search::make_random({.seed = seed});
+  if (name == "hill") return search::make_hill_climb({.seed = seed});
+  if (name == "annealing") return search::make_annealing({.seed = seed});
+  throw UsageError("unknown strategy '" + name + "' (expected beam, random, hill or annealing)");
+}
+
+}  // namespace tunebed::cli

@@ -1,0 +1,57 @@
+// The batch `tunebed tune` works through: manifest entries (or workload specs) expanded into
+// kernels, each with the strategy and budget it is tuned with, and the plan that a batch run
+// stores so that `tunebed tune --resume RUN` can finish it without the original arguments.
+//
+// The plan is manifest text with one `kernel HASH strategy=... budget=... seconds=... width=...`
+// line per kernel, every option resolved; the kernels' ASTs are in the database's kernels table
+// (the batch upserts them before it starts), so a plan and a database are the whole batch.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/ir/uop.hpp"
+#include "harness/manifest.hpp"
+#include "search/strategy.hpp"
+
+namespace tunebed::cli {
+
+// What an entry does not set: the command line's options.
+struct TuneDefaults {
+  std::string strategy = "beam";
+  int64_t budget = 24;
+  double seconds = 60;
+  int width = 2;
+};
+
+struct BatchKernel {
+  UOp ast;               // without its KernelInfo: what is computed, not how
+  std::string hash;      // kernel_hash(ast), the database's key
+  std::string source;    // the workload spec, AST file or corpus line it came from
+  std::string origin;    // the manifest line ("FILE:LINE") or the command line ("argument 2")
+  EntryOptions options;  // all four set
+};
+
+// The stored AST text and source of a kernel hash, for `kernel HASH` entries; nullopt if unknown.
+using KernelLookup =
+    std::function<std::optional<std::pair<std::string, std::string>>(const std::string& hash)>;
+
+// Every entry's kernels in manifest order, each kernel once (the first entry naming it decides
+// its options). SEED seeds the workloads' inputs. Throws UsageError "ORIGIN: ..." for an entry
+// that names an unknown workload or strategy, an unreadable file, an AST that does not parse, a
+// corpus sample or filter that leaves nothing, or a hash LOOKUP does not know.
+std::vector<BatchKernel> expand(const std::vector<ManifestEntry>& entries, const TuneDefaults& defaults,
+                                uint64_t seed, const KernelLookup& lookup);
+
+// The plan of KERNELS, as stored with a batch run (see above).
+std::string plan_text(const std::vector<BatchKernel>& kernels);
+
+// "beam", "random", "hill" or "annealing"; anything else is a UsageError listing them.
+std::unique_ptr<search::Strategy> make_strategy(const std::string& name, uint64_t seed, int width);
+
+}  // namespace tunebed::cli

@@ -1,0 +1,80 @@
+// library_kernels and check_on_device.
+#include "tests/codegen/workload_kernels.hpp"
+
+#include <map>
+#include <random>
+#include <stdexcept>
+
+#include "core/schedule/schedule.hpp"
+#include "core/tensor/workloads.hpp"
+#include "tests/codegen/kernel_eval.hpp"
+
+namespace tunebed::testing {
+
+namespace {
+
+// Sizes small enough for PoCL and large enough that LOCAL, GROUP and UPCAST have room (powers of
+// two, reduce axes of 16 and more), and odd ones where a workload has a natural odd size.
+const std::map<std::string, std::string>& small_params() {
+  static const std::map<std::string, std::string> params = {
+      {"attention", "B=1,H=2,S=8,D=16"},     {"batched_matmul", "B=2,M=8,N=16,K=16"},
+      {"conv2d", "N=1,C=4,H=8,W=8,K=8"},     {"depthwise_conv", "N=1,C=8,H=8,W=8"},
+      {"elementwise", "N=1024,length=4"},    {"layernorm", "M=8,N=64"},
+      {"matmul", "M=16,N=32,K=64"},          {"max", "M=32,N=64,axis=rows"},
+      {"mlp", "B=4,IN=32,HIDDEN=64,OUT=16"}, {"softmax", "M=8,N=64"},
+      {"sum", "M=16,N=256,axis=full"},       {"transpose", "M=32,N=16"},
+  };
+  return params;
+}
+
+}  // namespace
+
+std::vector<LibraryKernel> library_kernels(DType dtype) {
+  std::vector<LibraryKernel> out;
+  for (const WorkloadDef& def : workload_library()) {
+    auto it = small_params().find(def.name);
+    if (it == small_params().end())
+      throw std::logic_error("workload " + def.name +
+                             " has no small size in tests/codegen/workload_kernels.cpp");
+    if (std::find(def.dtypes.begin(), def.dtypes.end(), dtype) == def.dtypes.end()) continue;
+    const Workload w = make_workload(def.name + ":" + it->second + ",dtype=" + to_string(dtype));
+    const Schedule s = create_schedule({w.output.uop()});
+    int n = 0;
+    for (const ScheduleItem& item : s.items)
+      if (!item.is_copy())
+        out.push_back({w.spec + "#" + std::to_string(n++), item.ast.with_arg(Arg(None{}))});
+  }
+  return out;
+}
+
+UOp no_opts(const UOp& ast) { return with_kernel_info(ast, no_opts_info(ast)); }
+
+std::string opts_text(const UOp& optimized) {
+  std::string out;
+  for (const Opt& o : kernel_info(optimized).applied_opts) out += (out.empty() ? "" : " ") + to_string(o);
+  return out.empty() ? "(none)" : out;
+}
+
+std::string check_on_device(const UOp& optimized, const UOp& plain, const std::shared_ptr<Device>& device,
+                            const Renderer& renderer, uint32_t seed) {
+  std::unique_ptr<Executable> exe;
+  try {
+    exe = std::make_unique<Executable>(optimized, device, renderer);
+  } catch (const CodegenError& e) {
+    return std::string("refused: ") + e.what();
+  } catch (const CompileError& e) {
+    return std::string(e.what()) + "\n" + e.numbered_source();
+  }
+  std::mt19937 rng(seed);
+  std::vector<HostBuffer> bufs = exe->make_buffers();
+  for (HostBuffer& b : bufs) fill_random(b, rng);
+  std::vector<HostBuffer> got = exe->run(bufs), want = bufs;
+  eval_kernel(plain, want);
+  for (int64_t out : output_buffers(plain)) {
+    const std::string diff = compare_buffers(got[out], want[out]);
+    if (!diff.empty()) return "buffer " + std::to_string(out) + ": " + diff + "\n" + exe->spec().source;
+  }
+  return "";
+}
+
+}  // namespace tunebed::testing

@@ -1,0 +1,96 @@
+// `tunebed check-corpus` through the built program, on a few lines of the checked-in sample: the
+// counts table, a malformed line counted as import_error, the JSON listing, and exit 2 for bad
+// usage.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/harness/run_tunebed.hpp"
+
+namespace tunebed::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CheckCorpusE2E : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() / ("tunebed-check-corpus-e2e-" + std::to_string(::getpid()));
+  std::string corpus = (dir / "corpus.txt").string();
+
+  // Sample lines 1 and 3 are one kernel (a+b); line 2 is another; the fourth line is not a UOp.
+  void SetUp() override {
+    fs::create_directories(dir);
+    const char* root = std::getenv("TUNEBED_SOURCE_DIR");
+    std::ifstream sample(std::string(root ? root : ".") + "/tests/data/sops-sample.txt");
+    std::string l1, l2, l3;
+    std::getline(sample, l1);
+    std::getline(sample, l2);
+    std::getline(sample, l3);
+    std::ofstream(corpus) << l1 << "\n" << l2 << "\n" << l3 << "\nUOp(Ops.SINK, oops\n";
+  }
+  void TearDown() override { fs::remove_all(dir); }
+};
+
+TEST_F(CheckCorpusE2E, TablePrintsCountsByOptsKindAndOutcome) {
+  Result r = tunebed("check-corpus " + corpus + " --random-opts 2");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("4 lines: 2 kernels to check, 1 duplicates, 1 import errors; 2 random opt sequences"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(
+      r.out.find("opts        ok  wrong  compile_error  crash  timeout  unsupported  illegal  unchecked  "
+                 "import_error\n"),
+      std::string::npos)
+      << r.out;
+  // Both kernels match the interpreter with no opts and hand-coded opts, and 2 random sequences each.
+  EXPECT_NE(r.out.find("\nnone         2      0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nhand-coded   2      0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nrandom       4      0"), std::string::npos) << r.out;
+  // The malformed line has a row of its own: one import_error.
+  EXPECT_NE(
+      r.out.find("\n(import)     0      0              0      0        0            0        0          0"
+                 "             1\n"),
+      std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(CheckCorpusE2E, JsonListsTheImportErrorWithItsLine) {
+  Result r = tunebed("check-corpus " + corpus + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind(
+                "{\"lines\": 4, \"kernels\": 2, \"checked\": 2, \"duplicates\": 1, \"import_errors\": 1", 0),
+            0u)
+      << r.out;
+  EXPECT_NE(r.out.find("{\"opts\":\"none\",\"ok\":2,\"wrong\":0"), std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find("{\"line\":4,\"hash\":\"\",\"opts_kind\":\"-\",\"opts\":\"\",\"outcome\":\"import_error\","
+                 "\"message\":\"column "),
+      std::string::npos)
+      << r.out;
+}
+
+TEST_F(CheckCorpusE2E, SampleOfZeroLinesChecksNothing) {
+  Result r = tunebed("check-corpus " + corpus + " --sample 0 --seed 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("0 lines: 0 kernels to check", 0), 0u) << r.out;
+}
+
+TEST_F(CheckCorpusE2E, BadUsageExits2WithOneErrorLine) {
+  Result bad_flag = tunebed("check-corpus " + corpus + " --random-opts -1");
+  EXPECT_EQ(bad_flag.exit_code, 2);
+  EXPECT_EQ(bad_flag.err, "error: --random-opts must be >= 0\n");
+  Result unknown = tunebed("check-corpus " + corpus + " --no-such-flag");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err.rfind("error: ", 0), 0u) << unknown.err;
+  Result missing = tunebed("check-corpus " + (dir / "absent.gz").string());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err, "error: cannot open '" + (dir / "absent.gz").string() + "'\n");
+  EXPECT_EQ(missing.out, "");
+}
+
+}  // namespace
+}  // namespace tunebed::testing

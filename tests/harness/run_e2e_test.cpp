@@ -1,0 +1,146 @@
+// `tunebed run` through the real program: compiled workloads with --check, --opts and --debug,
+// and single kernel ASTs with --ast, --inputs and --save.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/harness/run_tunebed.hpp"
+
+namespace tunebed::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_dir() {
+  std::string pattern = (fs::temp_directory_path() / "tunebed-run-e2e-XXXXXX").string();
+  EXPECT_NE(mkdtemp(pattern.data()), nullptr);
+  return pattern;
+}
+
+// One tinygrad AST line of the checked-in dataset sample (an elementwise kernel over three
+// buffers), as tinygrad text and as the canonical .uop file `tunebed import --out` writes.
+class RunAst : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = temp_dir();
+    const char* root = std::getenv("TUNEBED_SOURCE_DIR");
+    std::ifstream sample(std::string(root ? root : ".") + "/tests/data/sops-sample.txt");
+    ASSERT_TRUE(sample) << "tests/data/sops-sample.txt not found: set TUNEBED_SOURCE_DIR";
+    std::string line;
+    for (int i = 0; i < 3; i++) std::getline(sample, line);
+    std::ofstream(dir_ / "kernel.txt") << line << "\n";
+    const Result r =
+        tunebed("import " + (dir_ / "kernel.txt").string() + " --out " + (dir_ / "uops").string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& e : fs::directory_iterator(dir_ / "uops")) uop_ = e.path().string();
+    ASSERT_FALSE(uop_.empty()) << r.out;
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static inline fs::path dir_;
+  static inline std::string uop_;  // the .uop file
+};
+
+TEST(RunE2E, CheckPassesForACompiledWorkload) {
+  const Result r = tunebed("run softmax:M=7,N=13 --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("kernel 2  E_7_13"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check     ok against the reference interpreter"), std::string::npos) << r.out;
+}
+
+TEST(RunE2E, GivenOptsAreAppliedAndPrinted) {
+  const Result r = tunebed("run matmul:M=16,N=16,K=16 --opts UPCAST:0:4,UNROLL:0:4 --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("UPCAST:0:4,UNROLL:0:4"), std::string::npos) << r.out;
+  const Result none = tunebed("run matmul:M=16,N=16,K=16 --opts none");
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_NE(none.out.find("r_16_16_16  "), std::string::npos) << none.out;
+}
+
+TEST(RunE2E, IllegalOptsExitTwoWithTheLegalityMessage) {
+  const Result r = tunebed("run matmul:M=16,N=16,K=16 --opts UPCAST:0:3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("error: kernel 0 (r_16_16_16): ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("does not divide"), std::string::npos) << r.err;
+  EXPECT_EQ(tunebed("run matmul:M=16,N=16,K=16 --opts UPCAST:zero").exit_code, 2);
+}
+
+TEST(RunE2E, DebugFourPrintsTheSourceAndDebugTwoTheKernels) {
+  const Result r = tunebed("run matmul:M=8,N=8,K=8 --debug 4 --opts UPCAST:0:4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("item 0    r_8_8_8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(void* const* bufs, const int* vars, int core_id, int num_cores) {"),
+            std::string::npos)
+      << r.out;
+  const Result two = tunebed("run matmul:M=8,N=8,K=8 --debug 2");
+  EXPECT_NE(two.out.find("item 0"), std::string::npos) << two.out;
+  EXPECT_EQ(two.out.find("bufs[0]"), std::string::npos) << two.out;
+}
+
+TEST_F(RunAst, CanonicalFileRunsAndChecks) {
+  const Result r = tunebed("run --ast " + uop_ + " --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("check     ok against the AST interpreter"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("buf0      3 float32 (output)"), std::string::npos) << r.out;
+}
+
+TEST_F(RunAst, TinygradTextRunsWithTinygradsOpts) {
+  const Result r = tunebed("run --ast " + (dir_ / "kernel.txt").string() + " --tinygrad-opts --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("opts      tinygrad's: "), std::string::npos) << r.out;
+  const Result canonical = tunebed("run --ast " + uop_ + " --tinygrad-opts");
+  EXPECT_EQ(canonical.exit_code, 2);
+  EXPECT_NE(canonical.err.find("only a tinygrad AST text carries tinygrad's opts"), std::string::npos)
+      << canonical.err;
+}
+
+TEST_F(RunAst, HashIsLookedUpInTheTuningDb) {
+  const std::string db = (dir_ / "tuning.db").string();
+  ASSERT_EQ(tunebed("import " + (dir_ / "kernel.txt").string() + " --db " + db).exit_code, 0);
+  const std::string hash = fs::path(uop_).stem().string();
+  const Result r = tunebed("run --ast " + hash.substr(0, 6) + " --db " + db + " --check --opts none");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("kernel    " + hash + " (kernel " + hash + " of " + db + ")"), std::string::npos)
+      << r.out;
+  const Result unknown = tunebed("run --ast ffffff --db " + db);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err.rfind("error: --ast: ", 0), 0u) << unknown.err;
+}
+
+TEST_F(RunAst, InputsAndSaveRoundTrip) {
+  const fs::path first = dir_ / "first", second = dir_ / "second";
+  ASSERT_EQ(tunebed("run --ast " + uop_ + " --seed 5 --save " + first.string()).exit_code, 0);
+  ASSERT_TRUE(fs::exists(first / "buf1.npy"));
+  // Another seed, but the saved inputs: the same output, byte for byte.
+  const Result r =
+      tunebed("run --ast " + uop_ + " --seed 9 --inputs " + first.string() + " --save " + second.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(first / "buf0.npy"), read_file(second / "buf0.npy"));
+  const Result other = tunebed("run --ast " + uop_ + " --seed 9 --save " + (dir_ / "third").string());
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_NE(read_file(first / "buf0.npy"), read_file(dir_ / "third" / "buf0.npy"));
+}
+
+TEST_F(RunAst, MissingInputFileIsAUsageError) {
+  const Result r = tunebed("run --ast " + uop_ + " --inputs " + (dir_ / "nothing").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("buf1.npy is missing"), std::string::npos) << r.err;
+}
+
+TEST_F(RunAst, BadAstFileIsAOneLineError) {
+  const fs::path bad = dir_ / "bad.uop";
+  std::ofstream(bad) << "SINK(\n  garbage\n";
+  const Result r = tunebed("run --ast " + bad.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("error: --ast " + bad.string() + ": ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  const Result neither = tunebed("run --ast not-a-file-or-hash");
+  EXPECT_EQ(neither.exit_code, 2);
+  EXPECT_NE(neither.err.find("neither a file nor a kernel hash"), std::string::npos) << neither.err;
+}
+
+}  // namespace
+}  // namespace tunebed::testing

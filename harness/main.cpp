@@ -17,7 +17,8 @@ void print_usage(std::ostream& out) {
     out << "  " << name << std::string(width - name.size() + 2, ' ') << cmd.summary << "\n";
   }
   out << "\n`tunebed <command> --help` describes one command.\n"
-         "exit codes: 0 ok, 1 the run failed, 2 bad usage or input\n";
+         "exit codes: 0 ok, 1 the run failed, 2 bad usage or input\n"
+         "environment variables (TUNEBED_WORKERS, TUNEBED_CACHE_DIR, ...): docs/ENVIRONMENT.md\n";
 }
 
 int dispatch(const std::vector<std::string>& args) {

@@ -83,7 +83,7 @@ struct TuneEvent {
   bool reused = false;                 // answered from the database (a resumed run)
   int64_t tried = 0;                   // candidates of this kernel so far, this one included
   std::optional<double> best_s;        // the fastest correct median so far
-  const TuneResult* result = nullptr;  // kernel_done only
+  const TuneResult* result = nullptr;  // kernel_done only; valid during the callback only
 };
 
 struct TuneOptions {

@@ -36,8 +36,10 @@ class CLanguage final : public CStyleLanguage {
   std::string function(const std::string& fn, bool f64) const override {
     return "__builtin_" + fn + (f64 ? "" : "f");
   }
-  std::string bitcast(const DType& to, const DType&, const std::string& x) const override {
-    return "__builtin_bit_cast(" + scalar_type(to) + "," + x + ")";
+  // The operand is cast to its own type first: clang 14 bit-casts a vector element (v[1]) as if
+  // it were element 0; the cast makes it a plain scalar value.
+  std::string bitcast(const DType& to, const DType& from, const std::string& x) const override {
+    return "__builtin_bit_cast(" + scalar_type(to) + ",(" + scalar_type(from) + ")(" + x + "))";
   }
   std::string special(const std::string& id) const override {
     throw CodegenError("the C renderer's target has no launch id " + id + " (only core_id)");

@@ -257,10 +257,16 @@ class CStyleRenderer {
 
   void stmt(const std::string& s) { parts_.body += std::string(2 * depth_, ' ') + s + "\n"; }
 
-  // Give u's expression a variable (prefix + number) unless it can stay inline.
+  // Give u's expression a variable (prefix + number) unless it can stay inline. An inline chain
+  // deeper than kMaxInlineDepth gets a variable too: a wide unrolled reduce is one long chain of
+  // adds, and clang refuses brackets nested past 256.
   void define(const UOp& u, const std::string& prefix, const std::string& expr, bool inline_ok) {
-    if (inline_ok && uses_[u.get()] <= 1) {
+    int depth = 1;
+    for (const UOp& s : u.src())
+      if (auto it = inline_depth_.find(s.get()); it != inline_depth_.end()) depth = std::max(depth, it->second + 1);
+    if (inline_ok && uses_[u.get()] <= 1 && depth <= kMaxInlineDepth) {
       r_[u.get()] = expr;
+      inline_depth_[u.get()] = depth;
       return;
     }
     const std::string var = prefix + std::to_string(counts_[prefix]++);
@@ -419,6 +425,8 @@ class CStyleRenderer {
   const CStyleLanguage& lang_;
   std::map<const UOpNode*, int> uses_;
   std::map<const UOpNode*, std::string> r_;
+  static constexpr int kMaxInlineDepth = 64;
+  std::map<const UOpNode*, int> inline_depth_;  // of each inlined expression's nested operations
   std::map<std::string, int> counts_;
   KernelParts parts_;
   size_t depth_ = 1;

@@ -310,3 +310,10 @@ std::shared_ptr<Device> open_opencl_device(int index) {
 }
 
 }  // namespace tunebed
+
+// LeakSanitizer reads its default suppressions from this hook (sanitizer interface, ignored in
+// builds without LSan). PoCL and the LLVM it embeds keep compiled programs and compiler state
+// alive until exit without freeing them; those leaks are theirs, not tunebed's.
+extern "C" const char* __lsan_default_suppressions() {
+  return "leak:libpocl.so\nleak:libLLVM-15.so\n";
+}

@@ -8,30 +8,12 @@
 #include "core/codegen/wmma.hpp"
 #include "core/opt/kernel.hpp"
 #include "core/runtime/cuda_device.hpp"
+#include "tests/opt/matmul_ast.hpp"
 
 namespace tunebed {
 namespace {
 
 using namespace codegen_detail;
-
-// out (m x n, acc) = sum_k a (m x k, in) * b (k x n, in), the product CAST to acc when they differ.
-UOp matmul(int64_t m, int64_t n, int64_t k, DType in, DType acc) {
-  auto access = [](Ops op, int64_t buf, DType d, int64_t size, const ShapeTracker& st,
-                   std::vector<UOp> value) {
-    UOp g = UOp::make(Ops::DEFINE_GLOBAL, d.ptr_to(size), {}, Arg(buf));
-    value.insert(value.begin(), UOp::make(Ops::VIEW, g.dtype(), {g}, st.to_arg()));
-    return UOp::make(op, op == Ops::LOAD ? d : dtypes::void_, value);
-  };
-  UOp a = access(Ops::LOAD, 1, in, m * k, ShapeTracker::from_shape({m, 1, k}).expand({m, n, k}), {});
-  UOp b = access(Ops::LOAD, 2, in, k * n,
-                 ShapeTracker::from_shape({k, n}).permute({1, 0}).reshape({1, n, k}).expand({m, n, k}), {});
-  UOp prod = a * b;
-  if (in != acc) prod = prod.cast(acc);
-  UOp sum =
-      UOp::make(Ops::REDUCE_AXIS, acc, {prod}, Arg::tuple({Arg(Ops::ADD), Arg::ints(std::vector<int>{2})}));
-  UOp store = access(Ops::STORE, 0, acc, m * n, ShapeTracker::from_shape({m, n, 1}), {sum});
-  return UOp::make(Ops::SINK, dtypes::void_, {store});
-}
 
 // The struct the CUDA dialect's prelude declares for a vector CUDA does not have (half8, half4);
 // half2, __nv_bfloat162 and float4 are CUDA's own.
@@ -56,7 +38,7 @@ TEST(TensorCoreCuda, MmaSyncHelpersCompileWithNvrtc) {
   for (int select = 0; select < static_cast<int>(cuda.tensor_cores.size()); select++) {
     const TensorCore& tc = cuda.tensor_cores[select];
     SCOPED_TRACE(tc.name());
-    Kernel k(matmul(64, 64, 64, tc.dtype_in, tc.dtype_out), cuda);
+    Kernel k(test::matmul_ast(64, 64, 64, tc.dtype_in, tc.dtype_out), cuda);
     k.apply_opt(Opt{OptOps::TC, 0, TCArg{select, 0, 1}});
     const UOp wmma = wmma_of(k.get_optimized_ast());
     ASSERT_TRUE(wmma);
@@ -89,7 +71,7 @@ TEST(TensorCoreCuda, TcKernelsRenderToCudaThatNvrtcCompiles) {
   for (int select = 0; select < static_cast<int>(cuda.tensor_cores.size()); select++) {
     const TensorCore& tc = cuda.tensor_cores[select];
     SCOPED_TRACE(tc.name());
-    Kernel k(matmul(64, 64, 64, tc.dtype_in, tc.dtype_out), cuda);
+    Kernel k(test::matmul_ast(64, 64, 64, tc.dtype_in, tc.dtype_out), cuda);
     k.apply_opt(Opt{OptOps::TC, 0, TCArg{select, 0, 1}});
     try {
       const ProgramSpec p = get_program(k.get_optimized_ast(), cuda);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/engine/check.hpp"
+#include "core/imports/tinygrad_ast.hpp"
 #include "core/opt/heuristic.hpp"
 #include "core/runtime/cpu_device.hpp"
 #include "core/schedule/schedule.hpp"
@@ -41,6 +42,26 @@ TEST(KernelCompiler, OptsChoicesResolveAsAsked) {
   EXPECT_EQ(k.applied_opts, given);
   EXPECT_EQ(run_against_interpreter(k, ast).message, "");
   EXPECT_THROW(compiler.compile(ast, KernelOpts::given(parse_opts("UPCAST:0:5"))), KernelOptError);
+}
+
+// Regression (check-corpus, dataset line 3717): a 256-wide unrolled float16 reduce rendered as one
+// inline chain nested deeper than clang's 256 brackets and failed to compile.
+TEST(KernelCompiler, AWideUnrolledHalfReduceCompiles) {
+  const KernelCompiler compiler(open_device("cpu"));
+  const UOp ast = only_kernel("sum:M=2,N=256,axis=rows,dtype=float16");
+  const CompiledKernel k = compiler.compile(ast, KernelOpts::given(parse_opts("UNROLL:0:16,UNROLL:0:16")));
+  EXPECT_EQ(run_against_interpreter(k, ast).message, "");
+}
+
+// Regression (check-corpus, dataset line 4080): clang 14 bit-casts a vector element as if it were
+// element 0, so an upcast float->int BITCAST copied the first lane into every output.
+TEST(KernelCompiler, AnUpcastBitcastKeepsEachLane) {
+  const KernelCompiler compiler(open_device("cpu"));
+  const UOp ast = imports::parse_tinygrad_kernel(
+                      "UOp(Ops.SINK,dtypes.void,arg=None,src=(UOp(Ops.STORE,dtypes.void,arg=None,src=(UOp(Ops.VIEW,dtypes.int.ptr(9),arg=ShapeTracker(views=(View(shape=(3,3),strides=(3,1),offset=0,mask=None,contiguous=True),)),src=(UOp(Ops.DEFINE_GLOBAL,dtypes.int.ptr(9),arg=0,src=()),)),UOp(Ops.BITCAST,dtypes.int,arg=None,src=(UOp(Ops.LOAD,dtypes.float,arg=None,src=(UOp(Ops.VIEW,dtypes.float.ptr(9),arg=ShapeTracker(views=(View(shape=(3,3),strides=(3,1),offset=0,mask=None,contiguous=True),)),src=(UOp(Ops.DEFINE_GLOBAL,dtypes.float.ptr(9),arg=1,src=()),)),)),)),)),))")
+                      .ast;
+  const CompiledKernel k = compiler.compile(ast, KernelOpts::given(parse_opts("UPCAST:0:0")));
+  EXPECT_EQ(run_against_interpreter(k, ast).message, "");
 }
 
 TEST(KernelCompiler, TheSameSourceIsCompiledOnce) {

@@ -5,6 +5,7 @@
 
 #include "core/opt/heuristic.hpp"
 #include "tests/opt/kernels.hpp"
+#include "tests/opt/matmul_ast.hpp"
 
 namespace tunebed {
 namespace {
@@ -12,25 +13,6 @@ namespace {
 const Renderer cpu = Renderer::cpu(1);
 const Renderer cuda = Renderer::cuda(80);
 
-// out (m x n, acc) = sum_k a (m x k, in) * b (k x n, in), the product CAST to acc first when the
-// dtypes differ: the two forms a tensor core's dtypes match.
-UOp matmul(int64_t m, int64_t n, int64_t k, DType in, DType acc) {
-  auto access = [](Ops op, int64_t buf, DType d, int64_t size, const ShapeTracker& st,
-                   std::vector<UOp> value) {
-    UOp g = UOp::make(Ops::DEFINE_GLOBAL, d.ptr_to(size), {}, Arg(buf));
-    value.insert(value.begin(), UOp::make(Ops::VIEW, g.dtype(), {g}, st.to_arg()));
-    return UOp::make(op, op == Ops::LOAD ? d : dtypes::void_, value);
-  };
-  UOp a = access(Ops::LOAD, 1, in, m * k, ShapeTracker::from_shape({m, 1, k}).expand({m, n, k}), {});
-  UOp b = access(Ops::LOAD, 2, in, k * n,
-                 ShapeTracker::from_shape({k, n}).permute({1, 0}).reshape({1, n, k}).expand({m, n, k}), {});
-  UOp prod = a * b;
-  if (in != acc) prod = prod.cast(acc);
-  UOp sum =
-      UOp::make(Ops::REDUCE_AXIS, acc, {prod}, Arg::tuple({Arg(Ops::ADD), Arg::ints(std::vector<int>{2})}));
-  UOp store = access(Ops::STORE, 0, acc, m * n, ShapeTracker::from_shape({m, n, 1}), {sum});
-  return UOp::make(Ops::SINK, dtypes::void_, {store});
-}
 
 std::vector<UOp> wmmas(const UOp& ast) {
   std::vector<UOp> out;
@@ -86,7 +68,7 @@ TEST(TensorCores, TcSelectPicksOneTensorCore) {
 }
 
 TEST(TensorCores, TheNextTensorCoreIsTriedWhenDimsDoNotDivide) {
-  Kernel k(matmul(4, 48, 8, dtypes::float32, dtypes::float32), cpu);
+  Kernel k(test::matmul_ast(4, 48, 8, dtypes::float32, dtypes::float32), cpu);
   k.apply_opt(parse_opt("TC:0:(-1,0,1)"));
   EXPECT_EQ(k.tensor_core()->name(), "WMMA_16_4_1_float32_float32");
 }
@@ -103,10 +85,10 @@ TEST(TensorCores, AxesThatDoNotDivideArePaddedOnlyAtTcOpt2) {
 }
 
 TEST(TensorCores, HalfMatmulOnCudaGetsAnMmaShape) {
-  Kernel half_acc(matmul(64, 64, 64, dtypes::float16, dtypes::float16), cuda);
+  Kernel half_acc(test::matmul_ast(64, 64, 64, dtypes::float16, dtypes::float16), cuda);
   half_acc.apply_opt(parse_opt("TC:0:(-1,0,1)"));
   EXPECT_EQ(half_acc.tensor_core()->name(), "WMMA_8_16_16_float16_float16");
-  Kernel k(matmul(64, 64, 64, dtypes::float16, dtypes::float32), cuda);
+  Kernel k(test::matmul_ast(64, 64, 64, dtypes::float16, dtypes::float32), cuda);
   k.apply_opt(parse_opt("TC:0:(-1,0,1)"));
   ASSERT_TRUE(k.tensor_core());
   EXPECT_EQ(k.tensor_core()->name(), "WMMA_8_16_16_float16_float32");
@@ -119,7 +101,7 @@ TEST(TensorCores, HalfMatmulOnCudaGetsAnMmaShape) {
 }
 
 TEST(TensorCores, NoGroupAndNoUpcastOfTcLocalsAfterTc) {
-  Kernel k(matmul(64, 64, 64, dtypes::float16, dtypes::float32), cuda);
+  Kernel k(test::matmul_ast(64, 64, 64, dtypes::float16, dtypes::float32), cuda);
   k.apply_opt(parse_opt("TC:0:(-1,0,1)"));
   try {
     k.apply_opt(parse_opt("GROUP:0:2"));

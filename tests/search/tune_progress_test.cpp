@@ -8,69 +8,34 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include "search/tune.hpp"
+#include "tests/search/synthetic_target.hpp"
 
 namespace tunebed::search {
 namespace {
 
-constexpr int kN = 256;
-
-// out[i] = 2 in[i], REPEAT times over: a correct kernel whose time grows with REPEAT.
-std::string twice(int repeat) {
-  return "for (int r = 0; r < " + std::to_string(repeat) +
-         "; r++) for (int i = 0; i < 256; i++) ((volatile float*)out)[i] = in[i] * 2.0f;";
-}
-
-struct Variant {
-  std::string name, body;
-};
-
-struct FlatSpace : SearchSpace {
-  std::vector<Variant> variants;
-  std::vector<int> actions(const Path& state) override {
-    std::vector<int> all;
-    for (int i = 0; state.empty() && i < static_cast<int>(variants.size()); i++) all.push_back(i);
-    return all;
-  }
-  std::string key(const Path& state) override { return state.empty() ? "" : "V:" + variants[state[0]].name; }
-};
+using namespace test;
 
 struct TuneProgress : ::testing::Test {
   std::filesystem::path dir;
-  FlatSpace space;
-  std::string root = twice(50);
+  VariantSpace space;
+  std::string root = doubling(50);
   TuneTarget target;
   std::vector<TuneEvent> events;
+  std::optional<TuneResult> done;  // kernel_done's result, copied: the event points into tune()
 
   void SetUp() override {
     dir = std::filesystem::temp_directory_path() / ("tunebed_tune_progress_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     ::setenv("TUNEBED_CACHE_DIR", (dir / "cache").c_str(), 1);
-    space.variants = {{"fast", twice(1)},
-                      {"medium", twice(20)},
+    space.variants = {{"fast", doubling(1)},
+                      {"medium", doubling(20)},
                       {"wrong", "for (int i = 0; i < 256; i++) out[i] = in[i];"}};
+    target = synthetic_target(space, root);
     target.kernel = {
         .hash = "progress0001", .ast = "SINK(progress)", .shape = "256 f32", .source = "tune_progress_test"};
-    target.space = &space;
-    target.action_space_version = "test-v1";
-    target.render = [this](const Path& p) {
-      const std::string body = p.empty() ? root : space.variants[p[0]].body;
-      return KernelSource{
-          "#include <stdint.h>\n#include <unistd.h>\n"
-          "void k(void* const* bufs, const int32_t* vars, int32_t core_id, int32_t num_cores) {\n"
-          "  float* out = (float*)bufs[0];\n  const float* in = (const float*)bufs[1];\n  " +
-              body + "\n}\n",
-          "k",
-          {}};
-    };
-    target.parse = [this](const std::string& opts) -> std::optional<Path> {
-      if (opts.empty()) return Path{};
-      for (int i = 0; i < static_cast<int>(space.variants.size()); i++)
-        if (opts == space.key({i})) return Path{i};
-      return std::nullopt;
-    };
-    target.buffers = {HostBuffer(dtypes::float32, kN), HostBuffer(dtypes::float32, kN)};
   }
   void TearDown() override { std::filesystem::remove_all(dir); }
 
@@ -78,7 +43,10 @@ struct TuneProgress : ::testing::Test {
     TuneOptions o;
     o.timing = {.warmup = 1, .runs = 3, .early_stop_s = std::nullopt, .timeout_s = 2};
     o.retime_rounds = 5;
-    o.on_event = [this](const TuneEvent& e) { events.push_back(e); };
+    o.on_event = [this](const TuneEvent& e) {
+      events.push_back(e);
+      if (e.result) done = *e.result;
+    };
     return o;
   }
   results::TuningDb open_db() {
@@ -101,7 +69,8 @@ TEST_F(TuneProgress, EventsFrameTheKernelCountEveryCandidateAndAnnounceEachNewBe
   ASSERT_GE(events.size(), 2u);
   EXPECT_EQ(events.front().kind, TuneEvent::Kind::kernel_start);
   EXPECT_EQ(events.back().kind, TuneEvent::Kind::kernel_done);
-  EXPECT_EQ(events.back().result->opts, r.opts);
+  ASSERT_TRUE(done.has_value());
+  EXPECT_EQ(done->opts, r.opts);
   std::vector<const TuneEvent*> tried = of_kind(TuneEvent::Kind::candidate);
   ASSERT_EQ(static_cast<int64_t>(tried.size()), r.measured);
   std::map<std::string, int> statuses;
@@ -126,7 +95,7 @@ TEST_F(TuneProgress, EventsFrameTheKernelCountEveryCandidateAndAnnounceEachNewBe
 }
 
 TEST_F(TuneProgress, AStopEndsTheSearchAtTheNextCandidateAndTheResumedRunRedoesNone) {
-  for (int i = 0; i < 6; i++) space.variants.push_back({"slow" + std::to_string(i), twice(20000 + i)});
+  for (int i = 0; i < 6; i++) space.variants.push_back({"slow" + std::to_string(i), doubling(20000 + i)});
   auto db = open_db();
   auto beam = make_beam({.width = 2});
   WorkerPool pool({.workers = 1});  // one candidate in flight: the stop lands exactly
@@ -177,10 +146,10 @@ TEST_F(TuneProgress, TheBaselineIsMeasuredOutsideTheBudgetAndTheWinnerIsNeverSlo
 // best must be that winner with its re-timed median, not the lowest median the search stored.
 TEST_F(TuneProgress, TheStoredBestIsTheDeclaredWinnerWithItsRetimedMedian) {
   const std::string marker = (dir / "slow-now").string();
-  space.variants = {{"flaky", "if (access(\"" + marker + "\", F_OK) == 0) { " + twice(3000) + " } else { " +
-                                  twice(1) + " }"},
-                    {"steady", twice(100)}};
-  root = twice(400);  // so that the search ranks flaky (an access() call) < steady < root
+  space.variants = {{"flaky", "if (access(\"" + marker + "\", F_OK) == 0) { " + doubling(3000) + " } else { " +
+                                  doubling(1) + " }"},
+                    {"steady", doubling(100)}};
+  root = doubling(400);  // so that the search ranks flaky (an access() call) < steady < root
   auto db = open_db();
   auto beam = make_beam({.width = 2});
   WorkerPool pool({.workers = 1});

@@ -12,59 +12,34 @@
 #include <map>
 #include <thread>
 
+#include "tests/search/synthetic_target.hpp"
+
 namespace tunebed::search {
 namespace {
 
-constexpr int kN = 256;
+using namespace test;
 
-// Each body fills out[0..256) from in[]; `repeat` makes a correct kernel slower.
-std::string correct(int repeat) {
-  return "  for (int r = 0; r < " + std::to_string(repeat) +
-         "; r++)\n    for (int i = 0; i < 256; i++) ((volatile float*)out)[i] = in[i] * 2.0f;";
-}
-
-using Variants = std::vector<std::pair<std::string, std::string>>;  // name, body
-
-const Variants faulty = {
-    {"segv", "  *(volatile int*)0 = 1;"},
-    {"spin", "  volatile int x = 0;\n  for (;;) x++;"},
-    {"wrong", "  for (int i = 0; i < 256; i++) out[i] = in[i] * 3.0f;"},
-    {"broken", "  out[0] = ;"},
-    {"fast", correct(1)},
-    {"slower", correct(200)},
-};
-
-// The root and one level below it: one action per variant.
-struct VariantSpace : SearchSpace {
-  Variants variants;
-  explicit VariantSpace(Variants v) : variants(std::move(v)) {}
-  std::vector<int> actions(const Path& state) override {
-    if (!state.empty()) return {};
-    std::vector<int> all;
-    for (int i = 0; i < static_cast<int>(variants.size()); i++) all.push_back(i);
-    return all;
-  }
-  std::string key(const Path& state) override { return state.empty() ? "" : "V:" + variants[state[0]].first; }
+const std::vector<Variant> faulty = {
+    {"segv", "*(volatile int*)0 = 1;"},
+    {"spin", "volatile int x = 0;\n  for (;;) x++;"},
+    {"wrong", "for (int i = 0; i < 256; i++) out[i] = in[i] * 3.0f;"},
+    {"broken", "out[0] = ;"},
+    {"fast", doubling(1)},
+    {"slower", doubling(200)},
 };
 
 // Correct kernels of tens of milliseconds each, all different, for a run that the writer commits
 // in several batches (every 0.5 s) and that can be killed midway.
-Variants slow_variants(int n) {
-  Variants v;
-  for (int i = 0; i < n; i++) v.push_back({"slow" + std::to_string(i), correct(150000 + i)});
+std::vector<Variant> slow_variants(int n) {
+  std::vector<Variant> v;
+  for (int i = 0; i < n; i++) v.push_back({"slow" + std::to_string(i), doubling(150000 + i)});
   return v;
-}
-
-std::string kernel_source(const std::string& body) {
-  return "#include <stdint.h>\nvoid k(void* const* bufs, const int32_t* vars, int32_t core_id, int32_t "
-         "num_cores) {\n"
-         "  float* out = (float*)bufs[0];\n  const float* in = (const float*)bufs[1];\n" +
-         body + "\n}\n";
 }
 
 struct TuneDriver : ::testing::Test {
   std::filesystem::path dir;
   VariantSpace space{faulty};
+  std::string root = doubling(50);
   TuneTarget target;
 
   void SetUp() override {
@@ -73,24 +48,13 @@ struct TuneDriver : ::testing::Test {
     // A compile cache of its own: with a warm shared cache every candidate compiled instantly and
     // the SIGKILL test's run could finish before it was killed.
     ::setenv("TUNEBED_CACHE_DIR", (dir / "cache").c_str(), 1);
+    target = synthetic_target(space, root);
     target.kernel = {.hash = "synthetic0001",
                      .ast = "SINK(synthetic)",
                      .shape = "256 f32",
                      .flops = kN,
                      .bytes = 8 * kN,
                      .source = "tune_test"};
-    target.space = &space;
-    target.action_space_version = "test-v1";
-    target.render = [this](const Path& p) {
-      return KernelSource{kernel_source(p.empty() ? correct(50) : space.variants[p[0]].second), "k", {}};
-    };
-    target.parse = [this](const std::string& opts) -> std::optional<Path> {
-      if (opts.empty()) return Path{};
-      for (int i = 0; i < static_cast<int>(space.variants.size()); i++)
-        if (opts == space.key({i})) return Path{i};
-      return std::nullopt;
-    };
-    target.buffers = {HostBuffer(dtypes::float32, kN), HostBuffer(dtypes::float32, kN)};
   }
   void TearDown() override { std::filesystem::remove_all(dir); }
 

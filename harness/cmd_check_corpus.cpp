@@ -113,7 +113,7 @@ int run(const std::vector<std::string>& args) {
       .synopsis =
           "tunebed check-corpus FILE[.gz] [--random-opts K] [--jobs N] [--batch N] [--limit N] [--sample N "
           "--seed S]\n"
-          "                     [--timeout S] [--format table|json] [-v]",
+          "                     [--timeout S] [--run-limit N] [--format table|json] [-v]",
       .description =
           "Import a corpus of tinygrad kernel ASTs (as `tunebed import`) and check every kernel: compiled\n"
           "with no opts, tinygrad's hand-coded opts, the opts tinygrad recorded for it and K random legal\n"
@@ -123,7 +123,8 @@ int run(const std::vector<std::string>& args) {
           "compile_error, crash, timeout, unsupported (codegen or the interpreter refuses the kernel),\n"
           "illegal (tinygrad's opts break tunebed's rules: not a failure), unchecked (the no-opts\n"
           "variant of a kernel past --interpreter-limit iterations, which is then the reference of the\n"
-          "rest) and import_error. -v and\n"
+          "rest, and every variant of one past --run-limit, compiled but not run) and import_error.\n"
+          "-v and\n"
           "--format json also list every failure: line, kernel hash, opts and error. Ctrl-C or SIGTERM\n"
           "stops early and reports the kernels checked so far. Exit codes: 1 when any variant is wrong\n"
           "or crashed, else 130 when interrupted, 2 for bad usage or input, 0 otherwise.",
@@ -137,6 +138,8 @@ int run(const std::vector<std::string>& args) {
       "seed", po::value<uint64_t>()->default_value(0), "seed of the sample, the inputs and the random opts")(
       "interpreter-limit", po::value<int64_t>()->default_value(int64_t{1} << 22),
       "kernels of more iterations are checked against their no-opts variant")(
+      "run-limit", po::value<int64_t>()->default_value(int64_t{1} << 30),
+      "kernels of more iterations are compiled, not run (unchecked)")(
       "timeout", po::value<double>()->default_value(60), "seconds a kernel's check may go without progress")(
       "format", po::value<std::string>()->default_value("table"), "table or json")(
       "verbose,v", po::bool_switch(), "list every failure and print progress on stderr");
@@ -153,7 +156,8 @@ int run(const std::vector<std::string>& args) {
                        .timeout_s = (*vm)["timeout"].as<double>(),
                        .jobs = (*vm)["jobs"].as<int>(),
                        .batch = (*vm)["batch"].as<int>(),
-                       .interpreter_limit = (*vm)["interpreter-limit"].as<int64_t>()};
+                       .interpreter_limit = (*vm)["interpreter-limit"].as<int64_t>(),
+                       .run_limit = (*vm)["run-limit"].as<int64_t>()};
   if (options.random_opts < 0) throw UsageError("--random-opts must be >= 0");
   if (options.jobs < 1) throw UsageError("--jobs must be >= 1");
   if (options.batch < 1) throw UsageError("--batch must be >= 1");

@@ -113,7 +113,16 @@ struct KernelCheck {
   std::vector<Variant> vs;
   std::vector<bool> settled_before;  // by an earlier process for this kernel
   int64_t work = 0;                  // iterations of its full shape (symbolic sizes at their maximum)
+  // Past the interpreter's budget the no-opts variant is the reference: a later process of the
+  // kernel compiles and runs it again even though an earlier one settled it.
+  bool compiled_reference = false;
   bool open(size_t i) const { return (i >= settled_before.size() || !settled_before[i]) && vs[i].kernel; }
+  bool any_open() const {
+    for (size_t i = 0; i < vs.size(); i++)
+      if (open(i)) return true;
+    return false;
+  }
+  bool wanted(size_t i) const { return open(i) || (i == 0 && compiled_reference && vs[0].kernel && any_open()); }
 };
 
 uint64_t kernel_seed(const imports::CorpusKernel& k, uint64_t seed) {
@@ -195,7 +204,7 @@ class BatchChecker {
     std::vector<Slot> all;
     for (KernelCheck& kc : batch)
       for (size_t i = 0; i < kc.vs.size(); i++)
-        if (kc.open(i)) all.push_back({&kc, i});
+        if (kc.wanted(i)) all.push_back({&kc, i});
     device_ = open_device("cpu");
     if (!all.empty()) compile(all);
     for (KernelCheck& kc : batch) execute(kc);
@@ -216,8 +225,10 @@ class BatchChecker {
     Variant& v = kc.vs[i];
     v.result.outcome = o;
     v.result.message = one_line(message);
+    const bool was_open = i >= kc.settled_before.size() || !kc.settled_before[i];
     v.kernel.reset();
     v.program.reset();
+    if (!was_open) return;  // settled by an earlier process (a rerun reference): said already
     emit_("done\t" + std::to_string(kc.index) + "\t" + std::to_string(i) + "\t" + outcome_name(o) + "\t" +
           escape(v.result.message));
   }
@@ -243,13 +254,14 @@ class BatchChecker {
     for (const sint& d : kc.vs[0].kernel ? kc.vs[0].kernel->full_shape() : SymShape{})
       kc.work = d.vmax() > 0 && kc.work > INT64_MAX / d.vmax() ? INT64_MAX
                                                                : kc.work * std::max<int64_t>(d.vmax(), 1);
+    kc.compiled_reference = kc.work > options_.interpreter_limit && kc.work <= options_.run_limit;
     const bool first_process = kc.settled_before.empty();
     std::map<std::string, size_t> rendered;  // source -> the first variant that renders to it
     for (size_t i = 0; i < kc.vs.size(); i++) {
       Variant& v = kc.vs[i];
       if (v.result.outcome == Outcome::illegal && (first_process || !kc.settled_before[i]))
         settle(kc, i, Outcome::illegal, v.result.message);
-      if (!kc.open(i)) continue;
+      if (!kc.wanted(i)) continue;
       begin(kc, static_cast<int>(i));
       try {
         v.spec = get_program(v.kernel->get_optimized_ast(), Renderer::cpu(kCores));
@@ -304,9 +316,13 @@ class BatchChecker {
   // past the interpreter's budget (it runs ~1 µs per iteration) is checked against its no-opts
   // compiled variant instead, which is then itself `unchecked`.
   void execute(KernelCheck& kc) {
-    bool any = false;
-    for (size_t i = 0; i < kc.vs.size(); i++) any = any || kc.open(i);
-    if (any) {
+    if (kc.any_open() && kc.work > options_.run_limit) {
+      for (size_t i = 0; i < kc.vs.size(); i++)
+        if (kc.open(i))
+          settle(kc, i, Outcome::unchecked,
+                 "compiled, not run: " + std::to_string(kc.work) + " iterations, past the run limit");
+    }
+    if (kc.any_open()) {
       const std::vector<HostBuffer> inputs = seeded_inputs(kc.ast, kernel_seed(*kc.corpus, options_.seed));
       std::vector<HostBuffer> ref = inputs;
       std::string refused;
@@ -320,8 +336,8 @@ class BatchChecker {
         } catch (const std::exception& e) {
           refused = std::string("AST interpreter: ") + e.what();
         }
-      } else if (!kc.open(0)) {
-        refused = "too big for the AST interpreter, and the no-opts variant did not run";
+      } else if (!kc.vs[0].program) {
+        refused = "too big for the AST interpreter, and the no-opts variant did not compile";
       } else {
         begin(kc, 0);
         try {
@@ -460,7 +476,7 @@ void handle_line(const std::string& line, Child& c, std::vector<KernelState>& st
 
 // The process ended (HOW says how) in the middle of its step: the step takes the blame, the
 // variant it was in, or every open variant of the kernel when it was in the interpreter or
-// between steps.
+// between steps, or when the no-opts reference it was running again died.
 void blame(const Child& c, std::vector<KernelState>& states, Outcome outcome, const std::string& how) {
   size_t kernel = c.kernels.front();
   int variant = kReference;
@@ -477,6 +493,16 @@ void blame(const Child& c, std::vector<KernelState>& states, Outcome outcome, co
   if (s.results.empty()) {  // it died before naming the kernel's variants
     s.results.push_back({OptsKind::none, "", outcome, how});
     s.settled.push_back(true);
+    return;
+  }
+  if (variant != kReference && s.settled.at(static_cast<size_t>(variant))) {
+    // A settled variant runs again only as the no-opts reference: without it nothing can be checked.
+    for (size_t i = 0; i < s.results.size(); i++)
+      if (!s.settled[i]) {
+        s.results[i].outcome = Outcome::unsupported;
+        s.results[i].message = "no reference: the no-opts run ended: " + how;
+        s.settled[i] = true;
+      }
     return;
   }
   for (size_t i = 0; i < s.results.size(); i++) {

@@ -65,6 +65,9 @@ struct CheckOptions {
   // A kernel of more iterations than this is checked against its no-opts variant, not the
   // interpreter (~1 µs an iteration), and that variant is `unchecked`.
   int64_t interpreter_limit = int64_t{1} << 22;
+  // A kernel of more iterations than this (tinygrad's arange-style kernels reach 10^12) is
+  // compiled but not run: its variants are `unchecked`.
+  int64_t run_limit = int64_t{1} << 30;
 };
 
 // Checks every kernel in forked processes, options.jobs at once; returns each kernel's variant

@@ -28,8 +28,9 @@ struct Verdict {
 // OUT and REF must have the same dtype and length (a mismatch is a wrong answer, said so).
 Verdict compare_output(const HostBuffer& out, const HostBuffer& ref);
 
-// Fills BUF with values drawn from SEED: floats uniform in [-1, 1), integers in [-8, 8) (so
-// sums and products stay exact), bool 0/1. The same seed gives the same bytes everywhere.
+// Fills BUF with values drawn from SEED: floats uniform in [-1, 1), integers small (so sums and
+// products stay exact) and never 0 (so dividing by an input is defined): signed in [-8, 8]
+// without 0, unsigned in [1, 16]; bool 0/1. The same seed gives the same bytes everywhere.
 void fill_random(HostBuffer& buf, uint64_t seed);
 
 }  // namespace tunebed

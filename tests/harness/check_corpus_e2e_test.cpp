@@ -1,6 +1,6 @@
 // `tunebed check-corpus` through the built program, on a few lines of the checked-in sample: the
-// counts table, a malformed line counted as import_error, the JSON listing, and exit 2 for bad
-// usage.
+// counts table, a malformed line counted as import_error, the JSON listing, a kernel that crashes,
+// the run limit, and exit 2 for bad usage.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -70,6 +70,47 @@ TEST_F(CheckCorpusE2E, JsonListsTheImportErrorWithItsLine) {
       r.out.find("{\"line\":4,\"hash\":\"\",\"opts_kind\":\"-\",\"opts\":\"\",\"outcome\":\"import_error\","
                  "\"message\":\"column "),
       std::string::npos)
+      << r.out;
+}
+
+// Sample line 1 with its second input read 2^30 elements past the buffer: compiled, it dies of
+// SIGSEGV. The interpreter refuses it, so --interpreter-limit 0 makes the compiled no-opts variant
+// the reference, and the crash happens in the checking process.
+TEST_F(CheckCorpusE2E, AKernelThatCrashesIsCountedAndTheRunGoesOn) {
+  std::ifstream in(corpus);
+  std::string add, other;
+  std::getline(in, add);
+  std::getline(in, other);
+  const std::string view = "View(shape=(3,),strides=(1,),offset=0,mask=None,contiguous=True),)),src=(UOp(Ops."
+                           "DEFINE_GLOBAL,dtypes.float.ptr(3),arg=1";
+  const size_t at = add.find(view);
+  ASSERT_NE(at, std::string::npos);
+  add.replace(at, view.size(),
+              "View(shape=(3,),strides=(1,),offset=1073741824,mask=None,contiguous=False),)),src=(UOp(Ops."
+              "DEFINE_GLOBAL,dtypes.float.ptr(3),arg=1");
+  const std::string crashing = (dir / "crashing.txt").string();
+  std::ofstream(crashing) << add << "\n" << other << "\n";
+
+  Result r = tunebed("check-corpus " + crashing + " --random-opts 2 --interpreter-limit 0 --timeout 30 -v");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // a crash is a finding
+  EXPECT_NE(r.out.find("2 lines: 2 kernels to check"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("interrupted"), std::string::npos) << r.out;
+  // The no-opts variant of line 1 crashed; its other variants had no reference. Line 2 still ran,
+  // as the reference of its own variants.
+  EXPECT_NE(r.out.find("\nnone         0      0              0      1        0            0        0          1"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("crash        killed by signal SIGSEGV"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no reference: the no-opts run ended: killed by signal SIGSEGV"), std::string::npos)
+      << r.out;
+}
+
+TEST_F(CheckCorpusE2E, KernelsPastTheRunLimitAreCompiledNotRun) {
+  Result r = tunebed("check-corpus " + corpus + " --run-limit 1 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("{\"opts\":\"none\",\"ok\":0,\"wrong\":0,\"compile_error\":0,\"crash\":0,\"timeout\":0,"
+                       "\"unsupported\":0,\"illegal\":0,\"unchecked\":2"),
+            std::string::npos)
       << r.out;
 }
 

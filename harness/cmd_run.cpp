@@ -182,14 +182,9 @@ std::string read_text(const fs::path& path) {
 
 LoadedAst load_ast(const std::string& what, const std::string& db_path) {
   if (fs::is_regular_file(what)) {
-    const std::string text = read_text(what);
-    const size_t start = text.find_first_not_of(" \t\r\n");
     try {
-      if (start != std::string::npos && text.compare(start, 4, "UOp(") == 0) {
-        imports::ImportedKernel k = imports::parse_tinygrad_kernel(text);
-        return {k.ast, "file " + what, k.tinygrad_opts, true};
-      }
-      return {parse_uop(text), "file " + what, "", false};
+      imports::ImportedKernel k = imports::parse_kernel_text(read_text(what));
+      return {k.ast, "file " + what, k.tinygrad_opts, k.from_tinygrad};
     } catch (const std::exception& e) {
       std::string msg = e.what();
       std::replace(msg.begin(), msg.end(), '\n', ' ');

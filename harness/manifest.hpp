@@ -4,7 +4,8 @@
 //   matmul:M=256,N=256,K=256                      a workload spec, as `tunebed workloads` lists
 //   softmax:M=512,N=512 strategy=random budget=50 ...with per-entry options after it
 //   ast kernels/f96cead6cd56ab83.uop              a kernel AST file: canonical text, as
-//                                                 `tunebed import --out` writes
+//                                                 `tunebed import --out` writes, or one
+//                                                 tinygrad AST line
 //   corpus sops.gz sample=20 seed=1 filter=reduce tinygrad's kernel dataset (plain or .gz), all of
 //                                                 it or a seeded sample of N kernels, optionally
 //                                                 only those that reduce

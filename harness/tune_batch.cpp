@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/imports/corpus.hpp"
+#include "core/imports/tinygrad_ast.hpp"
 #include "core/ir/text.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/workloads.hpp"
@@ -92,7 +93,11 @@ class Expander {
     if (!in) fail("cannot read AST file '" + path + "'");
     std::ostringstream text;
     text << in.rdbuf();
-    add(parse(text.str(), "AST file '" + path + "'"), path);
+    try {  // tunebed's canonical text or a tinygrad AST line, as `tunebed run --ast` takes
+      add(imports::parse_kernel_text(text.str()).ast, path);
+    } catch (const std::exception& e) {
+      fail("AST file '" + path + "' does not parse: " + e.what());
+    }
   }
 
   void corpus(const ManifestEntry& e) {

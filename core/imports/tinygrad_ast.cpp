@@ -126,4 +126,10 @@ ImportedKernel parse_tinygrad_kernel(std::string_view text) {
   return from_tinygrad(parse_tinygrad_uop(text));
 }
 
+ImportedKernel parse_kernel_text(std::string_view text) {
+  const size_t start = text.find_first_not_of(" \t\r\n");
+  if (start != std::string_view::npos && text.substr(start, 4) == "UOp(") return parse_tinygrad_kernel(text);
+  return {parse_uop(text), "", false};
+}
+
 }  // namespace tunebed::imports

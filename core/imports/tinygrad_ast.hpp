@@ -35,6 +35,7 @@ class ImportError : public std::runtime_error {
 struct ImportedKernel {
   UOp ast;                    // SINK (arg None) of STOREs, in the seed's kernel-AST form
   std::string tinygrad_opts;  // KernelInfo.applied_opts in tunebed's opts text; "" for none
+  bool from_tinygrad = true;  // false for a kernel read from tunebed's canonical text
 };
 
 // The rules from the dataset's form to the seed's, run by graph_rewrite.
@@ -46,6 +47,9 @@ const PatternMatcher& tinygrad_to_tunebed();
 ImportedKernel from_tinygrad(const UOp& parsed);
 // parse_tinygrad_uop and from_tinygrad: throws ParseError or ImportError.
 ImportedKernel parse_tinygrad_kernel(std::string_view text);
+// A kernel in either text form: tinygrad's (it starts with "UOp(") or tunebed's canonical one
+// (core/ir/text.hpp). Throws ParseError or ImportError.
+ImportedKernel parse_kernel_text(std::string_view text);
 
 // tinygrad's Opt records, `(Opt(op=OptOps.LOCAL, axis=0, arg=3), ...)`, as "LOCAL:0:3,..." (the
 // text core/opt's parse_opts reads). Throws ImportError for something that is not an Opt.

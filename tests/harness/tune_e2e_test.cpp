@@ -170,6 +170,20 @@ TEST_F(TuneE2E, AManifestErrorNamesTheFileLineAndToken) {
   EXPECT_FALSE(fs::exists(db_)) << "bad input must not create the database";
 }
 
+TEST_F(TuneE2E, AManifestAstEntryTakesATinygradAstLine) {
+  const char* root = std::getenv("TUNEBED_SOURCE_DIR");
+  std::ifstream sample(std::string(root ? root : ".") + "/tests/data/sops-sample.txt");
+  std::string line;
+  std::getline(sample, line);  // a + b over 3 floats, with tinygrad's KernelInfo
+  const std::string kernel = write("tinygrad.txt", line + "\n");
+  Result r = tune("--manifest " + write("m.txt", "ast tinygrad.txt budget=1\n") + " --progress=jsonl");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> sources;
+  for (const Event& e : events_of(r.out))
+    if (text(e, "event") == "kernel_start") sources.insert(text(e, "source"));
+  EXPECT_EQ(sources, std::set<std::string>{kernel}) << r.out;
+}
+
 TEST_F(TuneE2E, ShardsCoverTheManifestExactlyOnceAndMergeIntoOneDatabase) {
   const std::string manifest = write(
       "m.txt", "matmul:M=16,N=16,K=16\nsoftmax:M=8,N=8\nelementwise:N=64,length=2\nsum:M=8,N=8,axis=rows\n");

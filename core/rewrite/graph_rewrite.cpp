@@ -12,6 +12,7 @@ class Rewriter {
       : pm_(pm), ctx_(ctx), ctx_type_(ctx_type), opts_(opts) {}
 
   UOp run(const UOp& root) {
+    root_ = root;
     // Each frame is (original node, stage, node being worked on). Stage 0: visit (and, bottom up,
     // rewrite) the node, then its sources. Stage 1: sources are done; rebuild or rewrite. Stage 2:
     // the replacement is done; link it back to the original.
@@ -57,11 +58,21 @@ class Rewriter {
     PatternMatcher::Applied a = pm_.apply(u, ctx_, ctx_type_);
     if (!a.out) return a.out;
     if (opts_.trace) opts_.trace->push_back({a.rule->name, u, a.out});
-    size_t limit = opts_.max_steps ? opts_.max_steps : 1000 * (done_.size() + 1) + 100000;
-    if (++steps_ > limit)
-      throw RewriteError("graph_rewrite reached no fixed point after " + std::to_string(limit) +
+    if (++steps_ > step_limit())
+      throw RewriteError("graph_rewrite reached no fixed point after " + std::to_string(step_limit()) +
                          " rewrites (last rule: " + a.rule->name + ")");
     return a.out;
+  }
+
+  // max_steps, else 100000 plus 1000 per node of the INPUT graph: rules that keep growing the
+  // graph must not raise their own limit (they would run until memory ran out). The input is
+  // sized only once the first 100000 rewrites are spent.
+  size_t step_limit() {
+    constexpr size_t kBase = 100000;
+    if (opts_.max_steps) return opts_.max_steps;
+    if (steps_ <= kBase) return kBase;
+    if (!input_nodes_) input_nodes_ = root_.toposort().size();
+    return kBase + 1000 * input_nodes_;
   }
 
   UOp to_fixed_point(UOp u) {
@@ -74,6 +85,8 @@ class Rewriter {
   const std::type_info* ctx_type_;
   const RewriteOptions& opts_;
   size_t steps_ = 0;
+  UOp root_;
+  size_t input_nodes_ = 0;
   // node -> (the node itself, kept alive so its address is not reused; its rewrite)
   std::unordered_map<const UOpNode*, std::pair<UOp, UOp>> done_;
 };

@@ -27,7 +27,7 @@ class RewriteError : public std::runtime_error {
 struct RewriteOptions {
   bool bottom_up = false;
   RewriteTrace* trace = nullptr;  // every applied rule, in order
-  size_t max_steps = 0;           // 0: 100000 plus 1000 per node rewritten so far
+  size_t max_steps = 0;           // 0: 100000 plus 1000 per node of the input graph
 };
 
 UOp graph_rewrite(const UOp& root, const PatternMatcher& pm, void* ctx, const std::type_info* ctx_type,

@@ -184,6 +184,25 @@ TEST(GraphRewrite, RulesThatUndoEachOtherRaiseRewriteErrorNamingTheRule) {
   expect_no_fixed_point(sink({g, g.alu(Ops::EXP2)}), pm, RewriteOptions{.max_steps = 10});
 }
 
+// a + c -> (a + c) + c grows the graph by a node each rewrite, and each new node matches again.
+// The step limit counts nodes of the input, not of the grown graph: it throws instead of eating
+// memory (the limit used to grow with every node rewritten).
+TEST(GraphRewrite, RulesThatGrowTheGraphForeverStopAtTheInputsLimit) {
+  const UPat c = UPat::cvar("c");
+  PatternMatcher pm{{"grow", x + c, [](const Match& m) { return (m["x"] + m["c"]) + m["c"]; }}};
+  const UOp g = UOp::variable("a", 0, 9) + 1;
+  for (bool bottom_up : {false, true}) {
+    try {
+      graph_rewrite(g, pm, RewriteOptions{.bottom_up = bottom_up});
+      ADD_FAILURE() << "rewrote to a fixed point";
+    } catch (const RewriteError& e) {
+      EXPECT_NE(std::string(e.what()).find("no fixed point after 103000 rewrites (last rule: grow)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(GraphRewrite, MaxStepsBoundsTheRewrites) {
   PatternMatcher pm{{"count-down", UPat::cvar("c"), [](const Match& m) {
                        int64_t v = m["c"].const_int();

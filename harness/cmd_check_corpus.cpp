@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <map>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "harness/cli.hpp"
+#include "harness/check_log.hpp"
 #include "harness/corpus_check.hpp"
 #include "harness/table_format.hpp"
 #include "results/json_lines.hpp"
@@ -142,6 +145,8 @@ int run(const std::vector<std::string>& args) {
       "kernels of more iterations are compiled, not run (unchecked)")(
       "timeout", po::value<double>()->default_value(60), "seconds a kernel's check may go without progress")(
       "format", po::value<std::string>()->default_value("table"), "table or json")(
+      "log", po::value<std::string>()->default_value(""),
+      "append each kernel's results to this JSON-lines file; kernels it has are not checked again")(
       "verbose,v", po::bool_switch(), "list every failure and print progress on stderr");
   cl.positional.add("file", 1);
   cl.examples = {
@@ -173,27 +178,57 @@ int run(const std::vector<std::string>& args) {
   lines = select_lines(std::move(lines), (*vm)["sample"].as<int>(), options.seed, (*vm)["limit"].as<int>());
   const imports::CorpusImport imported = imports::import_lines(lines);
 
+  // With --log, kernels an earlier run logged (same seed and K) are taken from the log.
+  const std::string log_path = (*vm)["log"].as<std::string>();
+  std::map<std::string, std::vector<VariantResult>> logged;
+  std::optional<CheckLog> log;
+  if (!log_path.empty()) {
+    try {
+      logged = read_check_log(log_path, options.seed, options.random_opts);
+      log.emplace(log_path, options.seed, options.random_opts);
+    } catch (const std::runtime_error& e) {
+      throw UsageError(e.what());
+    }
+  }
+  std::vector<std::vector<VariantResult>> results(imported.kernels.size());
+  std::vector<imports::CorpusKernel> todo;
+  std::vector<size_t> todo_index;  // into imported.kernels
+  for (size_t k = 0; k < imported.kernels.size(); k++) {
+    if (auto it = logged.find(imported.kernels[k].hash); it != logged.end()) {
+      results[k] = it->second;
+    } else {
+      todo.push_back(imported.kernels[k]);
+      todo_index.push_back(k);
+    }
+  }
+
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  const int total = static_cast<int>(imported.kernels.size());
-  const auto results = check_kernels(imported.kernels, options, [&](int done) {
+  const int total = static_cast<int>(todo.size());
+  if (verbose && total < static_cast<int>(imported.kernels.size()))
+    std::cerr << imported.kernels.size() - todo.size() << " kernels taken from " << log_path << "\n";
+  const auto fresh = check_kernels(todo, options, [&](size_t k, const std::vector<VariantResult>& r, int done) {
+    if (log) log->write(todo[k].hash, r);
     if (verbose && (done % 50 == 0 || done == total))
       std::cerr << "checked " << done << "/" << total << " kernels, " << static_cast<int>(elapsed())
                 << " s\n";
   });
   const double seconds = elapsed();
+  for (size_t j = 0; j < fresh.size(); j++) results[todo_index[j]] = fresh[j];
 
-  int checked = 0;
+  int checked = 0, checked_now = 0;
   for (const auto& r : results) checked += !r.empty();
+  for (const auto& r : fresh) checked_now += !r.empty();
+  const int kernels = static_cast<int>(imported.kernels.size());
   const Summary s = summarize(imported, results);
   const Table counts = counts_table(s, imported), failures = failures_table(s, imported);
   if (format == Format::json) {
     write_json(counts, failures, imported, checked, std::cout);
   } else {
-    if (checked < total) std::cout << "interrupted: " << checked << " of " << total << " kernels checked\n";
-    std::cout << imported.lines << " lines: " << total << " kernels to check, " << imported.duplicates
+    if (checked < kernels) std::cout << "interrupted: " << checked << " of " << kernels << " kernels checked\n";
+    std::cout << imported.lines << " lines: " << kernels << " kernels to check, " << imported.duplicates
               << " duplicates, " << imported.failures.size() << " import errors; " << options.random_opts
               << " random opt sequences each, seed " << options.seed << "\n";
     write_table(counts, format, Verbosity::normal, std::cout);
@@ -201,11 +236,13 @@ int run(const std::vector<std::string>& args) {
       std::cout << "\n";
       write_table(failures, format, Verbosity::verbose, std::cout);
     }
-    std::cout << "checked in " << static_cast<int64_t>(seconds) << " s ("
-              << static_cast<double>(static_cast<int64_t>(checked / std::max(seconds, 1e-9) * 100)) / 100
-              << " kernels/s)\n";
+    std::cout << "checked " << checked_now << " in " << static_cast<int64_t>(seconds) << " s ("
+              << static_cast<double>(static_cast<int64_t>(checked_now / std::max(seconds, 1e-9) * 100)) / 100
+              << " kernels/s)";
+    if (checked_now < checked) std::cout << ", " << checked - checked_now << " from the log";
+    std::cout << "\n";
   }
-  return s.finding ? 1 : checked < total ? 130 : 0;
+  return s.finding ? 1 : checked < kernels ? 130 : 0;
 }
 
 const Registrar reg{"check-corpus", "check every kernel of a tinygrad AST corpus compiled under many opts",

@@ -40,6 +40,18 @@ const char* opts_kind_name(OptsKind k) {
   return names[static_cast<int>(k)];
 }
 
+Outcome outcome_from_name(const std::string& name) {
+  for (int o = 0; o < kOutcomes; o++)
+    if (name == outcome_name(static_cast<Outcome>(o))) return static_cast<Outcome>(o);
+  throw std::invalid_argument("unknown outcome '" + name + "'");
+}
+
+OptsKind opts_kind_from_name(const std::string& name) {
+  for (int k = 0; k < kOptsKinds; k++)
+    if (name == opts_kind_name(static_cast<OptsKind>(k))) return static_cast<OptsKind>(k);
+  throw std::invalid_argument("unknown opts kind '" + name + "'");
+}
+
 namespace {
 
 // A fixed core count, so that the hand-coded THREAD split (and so every result) is the same on
@@ -443,12 +455,6 @@ Child spawn(const std::vector<imports::CorpusKernel>& kernels, std::vector<size_
   return {pid, fds[0], std::move(batch), "", std::nullopt, 1, "", Clock::now()};
 }
 
-Outcome parse_outcome(const std::string& name) {
-  for (int o = 0; o < kOutcomes; o++)
-    if (name == outcome_name(static_cast<Outcome>(o))) return static_cast<Outcome>(o);
-  throw std::runtime_error("check-corpus: a checking process reported the outcome '" + name + "'");
-}
-
 void handle_line(const std::string& line, Child& c, std::vector<KernelState>& states) {
   const std::vector<std::string> f = split_tabs(line);
   if (f[0] == "variant" && f.size() == 5) {
@@ -465,7 +471,7 @@ void handle_line(const std::string& line, Child& c, std::vector<KernelState>& st
   } else if (f[0] == "done" && f.size() == 5) {
     KernelState& s = states.at(std::stoul(f[1]));
     const size_t i = std::stoul(f[2]);
-    s.results.at(i).outcome = parse_outcome(f[3]);
+    s.results.at(i).outcome = outcome_from_name(f[3]);
     s.results.at(i).message = unescape(f[4]);
     s.settled.at(i) = true;
     c.current.reset();
@@ -518,7 +524,7 @@ void blame(const Child& c, std::vector<KernelState>& states, Outcome outcome, co
 
 std::vector<std::vector<VariantResult>> check_kernels(const std::vector<imports::CorpusKernel>& kernels,
                                                       const CheckOptions& o,
-                                                      const std::function<void(int)>& progress) {
+                                                      const KernelDone& on_kernel) {
   std::vector<KernelState> states(kernels.size());
   std::deque<size_t> queue;  // kernels to (re)start, in order
   for (size_t i = 0; i < kernels.size(); i++) queue.push_back(i);
@@ -530,10 +536,12 @@ std::vector<std::vector<VariantResult>> check_kernels(const std::vector<imports:
     close(c.fd);
     if (fault) blame(c, states, fault->first, c.error.empty() ? fault->second : c.error);
     for (size_t j = c.kernels.size(); j-- > 0;) {
-      if (states[c.kernels[j]].unsettled())
+      if (states[c.kernels[j]].unsettled()) {
         queue.push_front(c.kernels[j]);
-      else if (progress)
-        progress(++finished);
+      } else {
+        ++finished;
+        if (on_kernel) on_kernel(c.kernels[j], states[c.kernels[j]].results, finished);
+      }
     }
   };
 

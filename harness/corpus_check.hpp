@@ -45,6 +45,9 @@ const char* outcome_name(Outcome o);  // "ok", "wrong", "compile_error", ...
 enum class OptsKind { none, hand_coded, tinygrad, random };
 inline constexpr int kOptsKinds = 4;
 const char* opts_kind_name(OptsKind k);  // "none", "hand-coded", "tinygrad", "random"
+// The inverses; throw std::invalid_argument for a name that is none of them.
+Outcome outcome_from_name(const std::string& name);
+OptsKind opts_kind_from_name(const std::string& name);
 
 struct VariantResult {
   OptsKind kind = OptsKind::none;
@@ -70,11 +73,13 @@ struct CheckOptions {
   int64_t run_limit = int64_t{1} << 30;
 };
 
+// Hears each kernel as it finishes: its index in the list, its results, how many are done so far.
+using KernelDone = std::function<void(size_t kernel, const std::vector<VariantResult>& results, int done)>;
+
 // Checks every kernel in forked processes, options.jobs at once; returns each kernel's variant
-// results, in kernel order. `progress` hears each kernel as it finishes (count done so far).
-// SIGINT or SIGTERM stops the run: kernels not finished by then come back with no results.
+// results, in kernel order. SIGINT or SIGTERM stops the run: kernels not finished by then come
+// back with no results.
 std::vector<std::vector<VariantResult>> check_kernels(const std::vector<imports::CorpusKernel>& kernels,
-                                                      const CheckOptions& options,
-                                                      const std::function<void(int done)>& progress = {});
+                                                      const CheckOptions& options, const KernelDone& on_kernel = {});
 
 }  // namespace tunebed::cli

@@ -114,6 +114,35 @@ TEST_F(CheckCorpusE2E, KernelsPastTheRunLimitAreCompiledNotRun) {
       << r.out;
 }
 
+// The table as printed, without the last line (how many were checked, in what time).
+std::string counts_of(const std::string& out) { return out.substr(0, out.rfind("checked ")); }
+
+TEST_F(CheckCorpusE2E, ALoggedRunResumesWithTheSameCounts) {
+  const std::string log = (dir / "check.log").string();
+  Result first = tunebed("check-corpus " + corpus + " --random-opts 2 --log " + log);
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  EXPECT_NE(first.out.find("\nchecked 2 in "), std::string::npos) << first.out;
+  // Each kernel's 5 variants (none, hand-coded, tinygrad's, 2 random), a line each.
+  std::ifstream in(log);
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) lines++;
+  EXPECT_EQ(lines, 10);
+
+  Result again = tunebed("check-corpus " + corpus + " --random-opts 2 --log " + log);
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("\nchecked 0 in 0 s (0 kernels/s), 2 from the log\n"), std::string::npos) << again.out;
+  EXPECT_EQ(counts_of(again.out), counts_of(first.out));
+  // Another K is another check: nothing is taken from the log.
+  Result other = tunebed("check-corpus " + corpus + " --random-opts 1 --log " + log);
+  EXPECT_NE(other.out.find("\nchecked 2 in "), std::string::npos) << other.out;
+
+  std::ofstream(log, std::ios::app) << "not json\n";
+  Result corrupt = tunebed("check-corpus " + corpus + " --random-opts 2 --log " + log);
+  EXPECT_EQ(corrupt.exit_code, 2);
+  EXPECT_EQ(corrupt.err.rfind("error: --log " + log + ":", 0), 0u) << corrupt.err;
+  EXPECT_NE(corrupt.err.find(": not a check-corpus log line: "), std::string::npos) << corrupt.err;
+}
+
 TEST_F(CheckCorpusE2E, SampleOfZeroLinesChecksNothing) {
   Result r = tunebed("check-corpus " + corpus + " --sample 0 --seed 3");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -15,17 +15,10 @@
 #include "core/opt/heuristic.hpp"
 #include "tests/codegen/clang_check.hpp"
 #include "tests/codegen/kernel_eval.hpp"
+#include "tests/data/sops_sample.hpp"
 
 namespace tunebed {
 namespace {
-
-std::vector<std::string> sample_lines() {
-  const char* root = std::getenv("TUNEBED_SOURCE_DIR");
-  std::ifstream f(std::string(root ? root : ".") + "/tests/data/sops-sample.txt");
-  std::vector<std::string> lines;
-  for (std::string l; std::getline(f, l);) lines.push_back(l);
-  return lines;
-}
 
 struct Tally {
   int matched = 0, unparsable = 0;
@@ -77,7 +70,7 @@ void check_kernel(const UOp& ast, const UOp& plain, uint32_t seed, Tally& tally)
 // Every parsable sample kernel, passed to `check` with its line number; the rest counted.
 template <class F>
 Tally for_each_sample(F check) {
-  const std::vector<std::string> lines = sample_lines();
+  const std::vector<std::string> lines = testing::sops_sample_lines();
   EXPECT_GT(lines.size(), 150u);
   Tally tally;
   for (size_t n = 0; n < lines.size(); n++) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tests/harness/run_tunebed.hpp"
+#include "tests/data/sops_sample.hpp"
 
 namespace tunebed::testing {
 namespace {
@@ -23,13 +24,8 @@ class CheckCorpusE2E : public ::testing::Test {
   // Sample lines 1 and 3 are one kernel (a+b); line 2 is another; the fourth line is not a UOp.
   void SetUp() override {
     fs::create_directories(dir);
-    const char* root = std::getenv("TUNEBED_SOURCE_DIR");
-    std::ifstream sample(std::string(root ? root : ".") + "/tests/data/sops-sample.txt");
-    std::string l1, l2, l3;
-    std::getline(sample, l1);
-    std::getline(sample, l2);
-    std::getline(sample, l3);
-    std::ofstream(corpus) << l1 << "\n" << l2 << "\n" << l3 << "\nUOp(Ops.SINK, oops\n";
+    const std::vector<std::string> sample = sops_sample_lines();
+    std::ofstream(corpus) << sample.at(0) << "\n" << sample.at(1) << "\n" << sample.at(2) << "\nUOp(Ops.SINK, oops\n";
   }
   void TearDown() override { fs::remove_all(dir); }
 };

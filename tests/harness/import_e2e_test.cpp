@@ -10,6 +10,8 @@
 #include <iterator>
 #include <string>
 
+#include "tests/data/sops_sample.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -36,15 +38,9 @@ class ImportE2E : public ::testing::Test {
     err = slurp(dir / "stderr");
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
-  static std::string sample() {
-    const char* root = std::getenv("TUNEBED_SOURCE_DIR");
-    return std::string(root ? root : ".") + "/tests/data/sops-sample.txt";
-  }
-  std::string sample_line(int n) {
-    std::ifstream f(sample());
-    std::string l;
-    for (int i = 0; i < n; i++) std::getline(f, l);
-    return l;
+  static std::string sample() { return tunebed::testing::sops_sample_path(); }
+  static std::string sample_line(int n) {
+    return tunebed::testing::sops_sample_lines().at(static_cast<size_t>(n - 1));
   }
 };
 

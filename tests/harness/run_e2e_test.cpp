@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tests/harness/run_tunebed.hpp"
+#include "tests/data/sops_sample.hpp"
 
 namespace tunebed::testing {
 namespace {
@@ -26,12 +27,7 @@ class RunAst : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = temp_dir();
-    const char* root = std::getenv("TUNEBED_SOURCE_DIR");
-    std::ifstream sample(std::string(root ? root : ".") + "/tests/data/sops-sample.txt");
-    ASSERT_TRUE(sample) << "tests/data/sops-sample.txt not found: set TUNEBED_SOURCE_DIR";
-    std::string line;
-    for (int i = 0; i < 3; i++) std::getline(sample, line);
-    std::ofstream(dir_ / "kernel.txt") << line << "\n";
+    std::ofstream(dir_ / "kernel.txt") << sops_sample_lines().at(2) << "\n";
     const Result r =
         tunebed("import " + (dir_ / "kernel.txt").string() + " --out " + (dir_ / "uops").string());
     ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -16,6 +16,7 @@
 #include "results/json_lines.hpp"
 #include "results/tuning_db.hpp"
 #include "tests/harness/db_fixture.hpp"
+#include "tests/data/sops_sample.hpp"
 
 namespace tunebed::testing {
 namespace {
@@ -171,11 +172,8 @@ TEST_F(TuneE2E, AManifestErrorNamesTheFileLineAndToken) {
 }
 
 TEST_F(TuneE2E, AManifestAstEntryTakesATinygradAstLine) {
-  const char* root = std::getenv("TUNEBED_SOURCE_DIR");
-  std::ifstream sample(std::string(root ? root : ".") + "/tests/data/sops-sample.txt");
-  std::string line;
-  std::getline(sample, line);  // a + b over 3 floats, with tinygrad's KernelInfo
-  const std::string kernel = write("tinygrad.txt", line + "\n");
+  // Line 1: a + b over 3 floats, with tinygrad's KernelInfo.
+  const std::string kernel = write("tinygrad.txt", sops_sample_lines().at(0) + "\n");
   Result r = tune("--manifest " + write("m.txt", "ast tinygrad.txt budget=1\n") + " --progress=jsonl");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::set<std::string> sources;

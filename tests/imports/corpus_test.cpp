@@ -17,17 +17,15 @@
 #include "core/ir/text.hpp"
 #include "core/ir/tinygrad_text.hpp"
 #include "core/shape/shapetracker.hpp"
+#include "tests/data/sops_sample.hpp"
 
 namespace tunebed::imports {
 namespace {
 
-std::string sample_path() {
-  const char* root = std::getenv("TUNEBED_SOURCE_DIR");
-  return std::string(root ? root : ".") + "/tests/data/sops-sample.txt";
-}
+using testing::sops_sample_path;
 
 TEST(Corpus, SampleCountsAddUpAndOnlyImagesFail) {
-  const std::vector<std::string> lines = read_lines(sample_path());
+  const std::vector<std::string> lines = read_lines(sops_sample_path());
   ASSERT_GT(lines.size(), 150u);
   CorpusImport r = import_lines(lines);
   EXPECT_EQ(r.lines, static_cast<int>(lines.size()));
@@ -45,19 +43,19 @@ TEST(Corpus, SampleCountsAddUpAndOnlyImagesFail) {
 }
 
 TEST(Corpus, CanonicalTextReparsesToTheSameUOps) {
-  CorpusImport r = import_lines(read_lines(sample_path()));
+  CorpusImport r = import_lines(read_lines(sops_sample_path()));
   ASSERT_FALSE(r.kernels.empty());
   for (const CorpusKernel& k : r.kernels) {
     UOp u = parse_uop(k.text);
     EXPECT_EQ(print_uop(u), k.text) << "line " << k.line;
     EXPECT_EQ(kernel_hash(u), k.hash) << "line " << k.line;
-    EXPECT_EQ(u, parse_tinygrad_kernel(read_lines(sample_path())[k.line - 1]).ast) << "line " << k.line;
+    EXPECT_EQ(u, parse_tinygrad_kernel(read_lines(sops_sample_path())[k.line - 1]).ast) << "line " << k.line;
   }
 }
 
 // Lines 1 and 3 of the sample are one kernel (a+b over 3 floats) captured with different opts.
 TEST(Corpus, SameKernelWithOtherOptsIsADuplicate) {
-  const std::vector<std::string> lines = read_lines(sample_path());
+  const std::vector<std::string> lines = read_lines(sops_sample_path());
   ASSERT_NE(lines[0], lines[2]);
   ImportedKernel a = parse_tinygrad_kernel(lines[0]), b = parse_tinygrad_kernel(lines[2]);
   EXPECT_EQ(kernel_hash(a.ast), kernel_hash(b.ast));
@@ -73,7 +71,7 @@ TEST(Corpus, SameKernelWithOtherOptsIsADuplicate) {
 // The opts tinygrad recorded are tuning state, not the kernel: any KernelInfo on any sample line
 // leaves the kernel's hash as it was, and comes back as tunebed's opts text.
 RC_GTEST_PROP(Corpus, kernel_info_never_changes_the_hash, ()) {
-  static const std::vector<std::string> lines = read_lines(sample_path());
+  static const std::vector<std::string> lines = read_lines(sops_sample_path());
   const std::string& line = lines[*rc::gen::inRange<size_t>(0, lines.size())];
   RC_PRE(line.find("dtypes.image") == std::string::npos);
   const std::vector<std::string> names = {"UPCAST", "UNROLL", "LOCAL", "GROUP", "GROUPTOP", "PADTO"};
@@ -104,7 +102,7 @@ RC_GTEST_PROP(Corpus, kernel_info_never_changes_the_hash, ()) {
 // and constants that are not finite numbers.
 TEST(Corpus, SampleImportsEveryKernelForm) {
   int reductions = 0, multi_view_masked = 0, symbolic = 0, inf = 0, minus_inf = 0, nan = 0;
-  for (const CorpusKernel& k : import_lines(read_lines(sample_path())).kernels) {
+  for (const CorpusKernel& k : import_lines(read_lines(sops_sample_path())).kernels) {
     const UOp ast = parse_uop(k.text);
     bool reduce = false, masked = false, var = false, pinf = false, ninf = false, isnan = false;
     for (const UOp& u : ast.toposort()) {
@@ -139,7 +137,7 @@ TEST(Corpus, SampleImportsEveryKernelForm) {
 }
 
 TEST(Corpus, MalformedLineFailsNamingItsLineAndToken) {
-  const std::vector<std::string> lines = read_lines(sample_path());
+  const std::vector<std::string> lines = read_lines(sops_sample_path());
   CorpusImport r = import_lines(
       {lines[0], "", "UOp(Ops.SINK,dtypes.void,arg=None,src=(UOp(Ops.FROB,dtypes.void,arg=None,src=()),))"});
   EXPECT_EQ(r.lines, 2);  // the blank line is not a kernel
@@ -151,7 +149,7 @@ TEST(Corpus, MalformedLineFailsNamingItsLineAndToken) {
 TEST(Corpus, MissingFileIsACorpusError) { EXPECT_THROW(read_lines("/nonexistent/sops.gz"), CorpusError); }
 
 TEST(Corpus, ReadsGzipAndPlainAlike) {
-  const std::string plain = sample_path();
+  const std::string plain = sops_sample_path();
   const std::filesystem::path gz = std::filesystem::temp_directory_path() / "tunebed-corpus-test.txt.gz";
   ASSERT_EQ(std::system(("gzip -c '" + plain + "' > '" + gz.string() + "'").c_str()), 0);
   EXPECT_EQ(read_lines(gz.string()), read_lines(plain));

@@ -9,20 +9,13 @@
 
 #include "core/ir/text.hpp"
 #include "core/ir/tinygrad_text.hpp"
+#include "tests/data/sops_sample.hpp"
 
 namespace tunebed {
 namespace {
 
-std::vector<std::string> sample_lines() {
-  const char* root = std::getenv("TUNEBED_SOURCE_DIR");
-  std::ifstream f(std::string(root ? root : ".") + "/tests/data/sops-sample.txt");
-  std::vector<std::string> lines;
-  for (std::string l; std::getline(f, l);) lines.push_back(l);
-  return lines;
-}
-
 TEST(TinygradText, SampleParsesAndRoundTripsExceptImages) {
-  auto lines = sample_lines();
+  auto lines = testing::sops_sample_lines();
   ASSERT_GT(lines.size(), 150u);
   int parsed = 0, images = 0;
   for (const std::string& l : lines) {

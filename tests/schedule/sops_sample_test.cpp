@@ -2,23 +2,18 @@
 // line that parses runs on random inputs without error.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "core/ir/tinygrad_text.hpp"
 #include "core/schedule/ast_interpreter.hpp"
 #include "core/tensor/rng.hpp"
+#include "tests/data/sops_sample.hpp"
 
 namespace tunebed {
 namespace {
 
 TEST(SopsSample, EveryParsedKernelRunsOnRandomInputs) {
-  const char* root = std::getenv("TUNEBED_SOURCE_DIR");
-  std::ifstream f(std::string(root ? root : ".") + "/tests/data/sops-sample.txt");
-  ASSERT_TRUE(f.good()) << "tests/data/sops-sample.txt not found (set TUNEBED_SOURCE_DIR)";
-  std::string line;
   int lines = 0, parsed = 0, ran = 0;
   SplitMix64 rng(5);
-  while (std::getline(f, line)) {
+  for (const std::string& line : testing::sops_sample_lines()) {
     lines++;
     UOp ast;
     try {

@@ -45,6 +45,24 @@ const auto nan_max = [](double a, double b) {
   return std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : std::max(a, b);
 };
 
+// The unary float ops that are one libm function each, in double precision; null for the rest.
+double (*libm_unary(Ops op))(double) {
+  switch (op) {
+    case Ops::SQRT:
+      return [](double x) { return std::sqrt(x); };
+    case Ops::EXP2:
+      return [](double x) { return std::exp2(x); };
+    case Ops::LOG2:
+      return [](double x) { return std::log2(x); };
+    case Ops::SIN:
+      return [](double x) { return std::sin(x); };
+    case Ops::TRUNC:
+      return [](double x) { return std::trunc(x); };
+    default:
+      return nullptr;
+  }
+}
+
 Array float_alu(Ops op, DType out_dtype, const Array& a, const Array* b) {
   Array out = make_array(out_dtype, a.shape);
   auto A = fmap(a);
@@ -55,23 +73,11 @@ Array float_alu(Ops op, DType out_dtype, const Array& a, const Array* b) {
     case Ops::RECIP:
       store_float(out, A.inverse());
       return out;
-    case Ops::SQRT:
-      store_float(out, A.unaryExpr([](double x) { return std::sqrt(x); }));
-      return out;
-    case Ops::EXP2:
-      store_float(out, A.unaryExpr([](double x) { return std::exp2(x); }));
-      return out;
-    case Ops::LOG2:
-      store_float(out, A.unaryExpr([](double x) { return std::log2(x); }));
-      return out;
-    case Ops::SIN:
-      store_float(out, A.unaryExpr([](double x) { return std::sin(x); }));
-      return out;
-    case Ops::TRUNC:
-      store_float(out, A.unaryExpr([](double x) { return std::trunc(x); }));
-      return out;
     default:
-      break;
+      if (const auto f = libm_unary(op)) {
+        store_float(out, A.unaryExpr(f));
+        return out;
+      }
   }
   if (!b) fail(op, "is not a unary op on " + to_string(a.dtype));
   auto B = fmap(*b);

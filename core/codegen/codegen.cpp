@@ -53,7 +53,7 @@ KernelInfo kernel_info(const UOp& sink) {
   }
 }
 
-UOp full_rewrite_to_sink(const UOp& ast, const Renderer& renderer) {
+std::vector<RewriteStage> rewrite_stages(const UOp& ast, const Renderer& renderer) {
   check_supported(ast, renderer);
   const KernelInfo info = kernel_info(ast);
   // The tables, composed once. devectorize goes before the symbolic rules, so that a vector ALU
@@ -67,14 +67,20 @@ UOp full_rewrite_to_sink(const UOp& ast, const Renderer& renderer) {
 
   IndexContext index{info.axis_types, {}, 0, std::make_shared<int64_t>(0), {}};
   if (renderer.has_local) index.launch_idx = plan_launch(info, ast_full_shape(ast), renderer).axis_idx;
-  UOp sink = graph_rewrite(ast, pm_lowerer(), index, {.bottom_up = true});
-  sink = graph_rewrite(sink, initial_symbolic);
-  sink = graph_rewrite(sink, expand);
+  std::vector<RewriteStage> stages;
+  stages.push_back({"lowerer", graph_rewrite(ast, pm_lowerer(), index, {.bottom_up = true})});
+  stages.push_back({"symbolic", graph_rewrite(stages.back().sink, initial_symbolic)});
+  stages.push_back({"expander", graph_rewrite(stages.back().sink, expand)});
   ReduceContext reduce;
-  sink = graph_rewrite(sink, remove_reduce, reduce);
+  stages.push_back({"reduce", graph_rewrite(stages.back().sink, remove_reduce, reduce)});
   Renderer caps = renderer;  // the rules read it as their (mutable-typed) context
-  sink = graph_rewrite(sink, pm_devectorize, caps);
-  return graph_rewrite(sink, final_rewrite);
+  stages.push_back({"devectorizer", graph_rewrite(stages.back().sink, pm_devectorize, caps)});
+  stages.push_back({"final", graph_rewrite(stages.back().sink, final_rewrite)});
+  return stages;
+}
+
+UOp full_rewrite_to_sink(const UOp& ast, const Renderer& renderer) {
+  return rewrite_stages(ast, renderer).back().sink;
 }
 
 std::vector<UOp> full_rewrite(const UOp& ast, const Renderer& renderer) {

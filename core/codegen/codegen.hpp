@@ -50,8 +50,19 @@ class CodegenError : public std::runtime_error {
 // The SINK's KernelInfo; throws CodegenError when its arg is not one.
 KernelInfo kernel_info(const UOp& sink);
 
-// The passes above, up to and not including linearize: the rendered-ready SINK. The Renderer is
-// core/opt's record of the target (Renderer::cpu for the C renderer).
+// The SINK after one pass of the list above, named as its table: "lowerer", "symbolic" (initial
+// symbolic), "expander", "reduce" (remove_reduce), "devectorizer", "final" (final rewrite).
+struct RewriteStage {
+  std::string name;
+  UOp sink;
+};
+
+// The passes above, up to and not including linearize, with the graph each one leaves, in order:
+// so a check can run the kernel after every table and name the first that changed its value.
+// The Renderer is core/opt's record of the target (Renderer::cpu for the C renderer).
+std::vector<RewriteStage> rewrite_stages(const UOp& ast, const Renderer& renderer = Renderer::cpu(1));
+
+// The last of rewrite_stages: the rendered-ready SINK.
 UOp full_rewrite_to_sink(const UOp& ast, const Renderer& renderer = Renderer::cpu(1));
 
 // The passes and linearize: the kernel as an ordered list of UOps, ending with its SINK.

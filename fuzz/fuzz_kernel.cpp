@@ -29,12 +29,6 @@ struct KernelRun {
   std::vector<Opt> opts;
 };
 
-BufferData deep_copy(const BufferData& b) {
-  BufferData out;
-  for (const auto& [id, buf] : b) out[id] = std::make_shared<HostBuffer>(*buf);
-  return out;
-}
-
 HostBuffer& buffer_of(const UOp& buffer, BufferData& data) {
   std::shared_ptr<HostBuffer>& b = data[buffer.src(0).arg().as_int()];
   if (!b) b = std::make_shared<HostBuffer>(buffer.dtype(), buffer.arg().as_int());
@@ -92,7 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Schedule s;
   try {
     s = create_schedule({out.uop()});
-    BufferData bufs = deep_copy(out.buffers());
+    BufferData bufs = fuzz::deep_copy(out.buffers());
     run_compiled(s, bufs, opt_seed, log);
     got = read_output(s.outputs.at(0), bufs);
   } catch (const std::exception& e) {
@@ -100,7 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const Verdict v = compare_output(got, want);
   if (v.ok) return 0;
-  BufferData bufs = deep_copy(out.buffers());
+  BufferData bufs = fuzz::deep_copy(out.buffers());
   run_schedule(s, bufs);
   const bool scheduled_right = compare_output(read_output(s.outputs.at(0), bufs), want).ok;
   fuzz::report_finding("wrong",

@@ -11,8 +11,10 @@
 // rewritten and original graph must agree on every assignment of a small domain, on a sample of a
 // large one (core/symbolic/eval.hpp).
 //
-// Odd: the code generation tables on a whole kernel. A random tensor program (fuzz_kernel's
-// generator, small shapes) is scheduled; each kernel gets a legal opt sequence the bytes choose
+// Odd: the scheduler's and the code generation tables on a whole program. A random tensor
+// program (fuzz_kernel's generator, small shapes) is scheduled, and the schedule, run by the AST
+// interpreter, must equal the Eigen reference (the scheduler as one stage: kernelize, swizzler,
+// fix_kernel_ops). Then each kernel gets a legal opt sequence the bytes choose
 // (UPCAST, UNROLL, THREAD, PADTO, SWAP, TC) and goes through codegen's passes (rewrite_stages:
 // lowerer, symbolic, expander, reduce, devectorizer, final). The graph after each pass is
 // linearized and run in the program VM (core/codegen/program_vm.hpp) on seeded inputs, and every
@@ -35,6 +37,7 @@
 #include "core/codegen/program_vm.hpp"
 #include "core/engine/check.hpp"
 #include "core/opt/kernel.hpp"
+#include "core/reference/reference.hpp"
 #include "core/rewrite/graph_rewrite.hpp"
 #include "core/schedule/ast_interpreter.hpp"
 #include "core/schedule/schedule.hpp"
@@ -203,6 +206,30 @@ void apply_random_opts(FuzzedDataProvider& fdp, Kernel& k) {
   }
 }
 
+// The scheduler's tables (kernelize, the swizzler's view_left/view_right, fix_kernel_ops) as one
+// stage: the schedule's kernels, run by the AST interpreter, must compute what the Eigen reference
+// computes from the tensor graph. A program the reference refuses (an integer division by zero)
+// has no value to check.
+void check_scheduler(const RandomProgram& program, const Schedule& s) {
+  const Tensor& out = program.output;
+  HostBuffer want;
+  try {
+    want = reference::to_host(reference::evaluate(out.uop(), out.buffers()));
+  } catch (const reference::ReferenceError&) {
+    return;
+  }
+  BufferData bufs = fuzz::deep_copy(out.buffers());
+  try {
+    run_schedule(s, bufs);
+  } catch (const AstInterpreterError&) {
+    return;  // as below: a kernel the interpreter cannot run
+  }
+  const Verdict v = compare_output(read_output(s.outputs.at(0), bufs), want);
+  if (!v.ok)
+    fuzz::report_finding("wrong", "fuzz_rewrite: the program is wrong after the scheduler",
+                         v.message + "\nprogram:\n" + print_uop(out.uop()), v.max_error);
+}
+
 void check_kernels(FuzzedDataProvider& fdp) {
   fuzz::FdpSource source(fdp);
   // Small shapes keep the VM fast; the dtypes are fuzz_kernel's.
@@ -216,6 +243,7 @@ void check_kernels(FuzzedDataProvider& fdp) {
     fuzz::report_finding("crash", std::string("fuzz_rewrite: create_schedule threw: ") + e.what(),
                          print_uop(program.output.uop()));
   }
+  check_scheduler(program, s);
   uint64_t n = 0;
   for (const ScheduleItem& item : s.items) {
     if (item.is_copy()) continue;

@@ -26,6 +26,13 @@ class FdpSource final : public RandomSource {
   FuzzedDataProvider& fdp_;
 };
 
+// A copy of every buffer, so that running a schedule leaves the program's own inputs alone.
+inline BufferData deep_copy(const BufferData& b) {
+  BufferData out;
+  for (const auto& [id, buf] : b) out[id] = std::make_shared<HostBuffer>(*buf);
+  return out;
+}
+
 // Compiled kernels by optimized AST, for the life of the fuzzing process. Mutations of one input
 // mostly keep its kernels, and clang (a process per kernel, ~0.1 s) dominates an exec otherwise;
 // the on-disk cache of the CPU device still saves the compile but not the render and dlopen.

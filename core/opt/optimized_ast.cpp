@@ -27,16 +27,6 @@ namespace tunebed {
 
 namespace {
 
-// Upper bound on the buffer positions a tracker reaches: tinygrad's ShapeTracker.real_size.
-int64_t real_size(const ShapeTracker& st) {
-  for (const sint& s : st.shape())
-    if (s == sint(0)) return 0;
-  View v = st.views()[0];
-  if (v.mask()) v = v.shrink(*v.mask());
-  auto [idx, valid] = ShapeTracker({v}).to_indexed_uops();
-  return idx.vmax() + 1;
-}
-
 UOp view(const UOp& buf, const ShapeTracker& st) {
   return UOp::make(Ops::VIEW, buf.dtype(), {buf}, st.to_arg());
 }
@@ -70,7 +60,7 @@ UOp group_reduce(const Kernel& k, const UOp& op, const UOp& partial, const std::
   }
   ShapeTracker st =
       ShapeTracker::from_shape(base_shape).permute(permute_axes).reshape(local_shape).expand(local_src_shape);
-  DType ptr = op.dtype().ptr_to(real_size(st), AddrSpace::Local);
+  DType ptr = op.dtype().ptr_to(st.real_size(), AddrSpace::Local);
   UOp local_buffer = UOp::make(Ops::DEFINE_LOCAL, ptr, {}, Arg("temp" + std::to_string(reduce_index)));
   auto store_load = [&](const ShapeTracker& s, const UOp& value) {
     UOp store = UOp::make(Ops::STORE, dtypes::void_, {view(local_buffer, s), value});

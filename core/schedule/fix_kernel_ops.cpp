@@ -38,7 +38,7 @@ UOp store_outputs(const Match& m) {
     const UOp s = uop_base(outs[i]);
     const ShapeTracker& st = st_of(s);
     const UOp glbl =
-        UOp::make(Ops::DEFINE_GLOBAL, s.dtype().ptr_to(real_size(st)), {}, static_cast<int64_t>(i));
+        UOp::make(Ops::DEFINE_GLOBAL, s.dtype().ptr_to(st.real_size()), {}, static_cast<int64_t>(i));
     stores.push_back(UOp::make(Ops::STORE, dtypes::void_, {view(glbl, st), s}));
   }
   return m["sink"].with_src(std::move(stores));

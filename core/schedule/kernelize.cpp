@@ -78,7 +78,7 @@ PatternMatcher sym_rules() {
        [](const Match& m) -> UOp {
          const UOp &cast = m["cast"], &vm = m["vm"];
          const ShapeTracker& st = view_st(vm);
-         if (cast.dtype().itemsize() > vm.dtype().itemsize() || !resolve(lt(real_size(st), prod(st.shape()))))
+         if (cast.dtype().itemsize() > vm.dtype().itemsize() || !resolve(lt(st.real_size(), prod(st.shape()))))
            return {};
          return view(uop_base(vm).cast(cast.dtype()), st);
        }},
@@ -90,7 +90,7 @@ PatternMatcher sym_rules() {
            .named("alu"),
        [](const Match& m) -> UOp {
          const ShapeTracker& st = view_st(m["v"]);
-         if (!resolve(lt(real_size(st), prod(st.shape())))) return {};
+         if (!resolve(lt(st.real_size(), prod(st.shape())))) return {};
          // Not past a pad when f(0) != 0: the padding must see f applied to 0. tinygrad 7b16fadd
          // lacks this check: (x*2).pad(((0,0),(0,1))).exp2() gives [[4.0, 0.0]] there, not 1 in the pad.
          const bool masked =

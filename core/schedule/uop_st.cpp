@@ -105,15 +105,6 @@ SymShape st_reduce(const SymShape& shape, const std::vector<int64_t>& axes) {
   return out;
 }
 
-int64_t real_size(const ShapeTracker& st) {
-  for (const sint& s : st.shape())
-    if (s == sint(0)) return 0;
-  View v = st.views()[0];
-  if (v.mask()) v = v.shrink(*v.mask());
-  auto [idx, valid] = ShapeTracker({v}).to_indexed_uops();
-  return idx.vmax() + 1;
-}
-
 UOp view(const UOp& x, const ShapeTracker& st) { return UOp::make(Ops::VIEW, x.dtype(), {x}, st.to_arg()); }
 
 UOp mop(const UOp& x, Ops op, const Arg& arg) {

@@ -42,7 +42,6 @@ const ShapeTracker& view_st(const UOp& view);  // a VIEW's arg
 // tinygrad's ShapeTracker.__add__: the views of b stacked on a, simplified one view at a time.
 ShapeTracker st_add(const ShapeTracker& a, const ShapeTracker& b);
 SymShape st_reduce(const SymShape& shape, const std::vector<int64_t>& axes);  // reduced axes become 1
-int64_t real_size(const ShapeTracker& st);                              // the buffer elements st can reach
 
 UOp view(const UOp& x, const ShapeTracker& st);  // VIEW(x) with dtype of x
 // A movement op, dropped when it does not change the ShapeTracker (tinygrad's _mop).

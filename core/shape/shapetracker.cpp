@@ -148,4 +148,12 @@ bool ShapeTracker::equals(const ArgObject& o) const {
 
 std::string ShapeTracker::repr() const { return print_arg(to_arg()); }
 
+int64_t ShapeTracker::real_size() const {
+  for (const sint& s : shape())
+    if (s == sint(0)) return 0;
+  View v = views_[0];
+  if (v.mask()) v = v.shrink(*v.mask());
+  return ShapeTracker({v}).to_indexed_uops().first.vmax() + 1;
+}
+
 }  // namespace tunebed

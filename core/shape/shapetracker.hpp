@@ -59,6 +59,10 @@ class ShapeTracker : public ArgObject {
   std::vector<std::optional<sint>> real_strides(bool ignore_valid = false) const;
   std::vector<size_t> unit_stride_axes(bool ignore_valid = false) const;
 
+  // An upper bound on the buffer positions the tracker reaches, plus one: the size a buffer read
+  // through it needs (tinygrad's real_size). 0 for an empty shape.
+  int64_t real_size() const;
+
   // For every index of shape() in row-major order, the buffer position it reads, or -1 where it is
   // masked out. Integer shapes only; computed from the views directly, not from the UOps.
   std::vector<int64_t> buffer_positions() const;

@@ -236,5 +236,14 @@ TEST_F(Symbolic, IllegalShrinkIsRejectedWhenProvable) {
   EXPECT_THROW(base({N, 4}).shrink({{0, N + 1}, {0, 4}}), ViewError);
 }
 
+// real_size: how many elements a buffer read through the tracker needs.
+TEST(RealSize, CountsTheBufferPositionsReachedNotTheShape) {
+  EXPECT_EQ(ShapeTracker::from_shape({4, 5}).real_size(), 20);
+  EXPECT_EQ(ShapeTracker::from_shape({4, 1}).expand({4, 6}).real_size(), 4);   // a broadcast reads 4
+  EXPECT_EQ(ShapeTracker::from_shape({4}).pad({{1, 2}}).real_size(), 4);       // padding reads nothing
+  EXPECT_EQ(ShapeTracker::from_shape({10}).shrink({{2, 5}}).real_size(), 5);   // up to position 4
+  EXPECT_EQ(ShapeTracker::from_shape({3, 0}).real_size(), 0);
+}
+
 }  // namespace
 }  // namespace tunebed

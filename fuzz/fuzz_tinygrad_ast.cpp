@@ -37,12 +37,14 @@ void check_import(std::string_view text) {
   if (kernel_hash(parse_uop(print_uop(k.ast))) != kernel_hash(k.ast))
     report("the kernel hash changed through its text", print_uop(k.ast));
   // The seed's form is a fixed point: importing the imported kernel changes nothing.
-  if (!(imports::from_tinygrad(k.ast).ast == k.ast)) report("the mapping is not idempotent", print_uop(k.ast));
+  if (!(imports::from_tinygrad(k.ast).ast == k.ast))
+    report("the mapping is not idempotent", print_uop(k.ast));
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  fuzz::check_no_leak(kTarget, [&] { check_import(std::string_view(reinterpret_cast<const char*>(data), size)); });
+  fuzz::check_no_leak(kTarget,
+                      [&] { check_import(std::string_view(reinterpret_cast<const char*>(data), size)); });
   return 0;
 }

@@ -48,7 +48,8 @@ void check_no_leak(const std::string& target, Check check) {
   const size_t live = live_uop_count();
   check();
   if (live_uop_count() != live)
-    report_finding("wrong", target + ": UOps leaked", std::to_string(live_uop_count() - live) + " nodes still alive");
+    report_finding("wrong", target + ": UOps leaked",
+                   std::to_string(live_uop_count() - live) + " nodes still alive");
 }
 
 }  // namespace tunebed::fuzz

@@ -46,11 +46,12 @@ std::map<std::string, std::vector<VariantResult>> read_check_log(const std::stri
         throw std::invalid_argument("variant " + std::to_string(i) + " of " + std::to_string(n));
       std::vector<std::optional<VariantResult>>& vs = seen[text(row, "hash")];
       if (i == 0 || vs.size() != static_cast<size_t>(n)) vs.assign(static_cast<size_t>(n), std::nullopt);
-      vs[static_cast<size_t>(i)] = VariantResult{opts_kind_from_name(text(row, "kind")), text(row, "opts"),
-                                                 outcome_from_name(text(row, "outcome")), text(row, "message")};
+      vs[static_cast<size_t>(i)] =
+          VariantResult{opts_kind_from_name(text(row, "kind")), text(row, "opts"),
+                        outcome_from_name(text(row, "outcome")), text(row, "message")};
     } catch (const std::exception& e) {
-      throw std::runtime_error("--log " + path + ":" + std::to_string(at) + ": not a check-corpus log line: " +
-                               e.what());
+      throw std::runtime_error("--log " + path + ":" + std::to_string(at) +
+                               ": not a check-corpus log line: " + e.what());
     }
   }
   std::map<std::string, std::vector<VariantResult>> logged;

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli.hpp"
 #include "harness/check_log.hpp"
+#include "harness/cli.hpp"
 #include "harness/corpus_check.hpp"
 #include "harness/table_format.hpp"
 #include "results/json_lines.hpp"
@@ -143,7 +143,8 @@ int run(const std::vector<std::string>& args) {
       "kernels of more iterations are checked against their no-opts variant")(
       "run-limit", po::value<int64_t>()->default_value(int64_t{1} << 30),
       "kernels of more iterations are compiled, not run (unchecked)")(
-      "timeout", po::value<double>()->default_value(60), "seconds a kernel's check may go without progress")(
+      "timeout", po::value<double>()->default_value(60),
+      "seconds a step may go without progress (compiling: per 4 variants)")(
       "format", po::value<std::string>()->default_value("table"), "table or json")(
       "log", po::value<std::string>()->default_value(""),
       "append each kernel's results to this JSON-lines file; kernels it has are not checked again")(
@@ -191,14 +192,14 @@ int run(const std::vector<std::string>& args) {
     }
   }
   std::vector<std::vector<VariantResult>> results(imported.kernels.size());
-  std::vector<imports::CorpusKernel> todo;
-  std::vector<size_t> todo_index;  // into imported.kernels
+  std::vector<imports::CorpusKernel> pending;
+  std::vector<size_t> pending_index;  // into imported.kernels
   for (size_t k = 0; k < imported.kernels.size(); k++) {
     if (auto it = logged.find(imported.kernels[k].hash); it != logged.end()) {
       results[k] = it->second;
     } else {
-      todo.push_back(imported.kernels[k]);
-      todo_index.push_back(k);
+      pending.push_back(imported.kernels[k]);
+      pending_index.push_back(k);
     }
   }
 
@@ -206,17 +207,18 @@ int run(const std::vector<std::string>& args) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  const int total = static_cast<int>(todo.size());
+  const int total = static_cast<int>(pending.size());
   if (verbose && total < static_cast<int>(imported.kernels.size()))
-    std::cerr << imported.kernels.size() - todo.size() << " kernels taken from " << log_path << "\n";
-  const auto fresh = check_kernels(todo, options, [&](size_t k, const std::vector<VariantResult>& r, int done) {
-    if (log) log->write(todo[k].hash, r);
-    if (verbose && (done % 50 == 0 || done == total))
-      std::cerr << "checked " << done << "/" << total << " kernels, " << static_cast<int>(elapsed())
-                << " s\n";
-  });
+    std::cerr << imported.kernels.size() - pending.size() << " kernels taken from " << log_path << "\n";
+  const auto fresh =
+      check_kernels(pending, options, [&](size_t k, const std::vector<VariantResult>& r, int done) {
+        if (log) log->write(pending[k].hash, r);
+        if (verbose && (done % 50 == 0 || done == total))
+          std::cerr << "checked " << done << "/" << total << " kernels, " << static_cast<int>(elapsed())
+                    << " s\n";
+      });
   const double seconds = elapsed();
-  for (size_t j = 0; j < fresh.size(); j++) results[todo_index[j]] = fresh[j];
+  for (size_t j = 0; j < fresh.size(); j++) results[pending_index[j]] = fresh[j];
 
   int checked = 0, checked_now = 0;
   for (const auto& r : results) checked += !r.empty();
@@ -227,7 +229,8 @@ int run(const std::vector<std::string>& args) {
   if (format == Format::json) {
     write_json(counts, failures, imported, checked, std::cout);
   } else {
-    if (checked < kernels) std::cout << "interrupted: " << checked << " of " << kernels << " kernels checked\n";
+    if (checked < kernels)
+      std::cout << "interrupted: " << checked << " of " << kernels << " kernels checked\n";
     std::cout << imported.lines << " lines: " << kernels << " kernels to check, " << imported.duplicates
               << " duplicates, " << imported.failures.size() << " import errors; " << options.random_opts
               << " random opt sequences each, seed " << options.seed << "\n";

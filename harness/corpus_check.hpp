@@ -62,7 +62,7 @@ inline bool is_finding(Outcome o) { return o == Outcome::wrong || o == Outcome::
 struct CheckOptions {
   int random_opts = 0;    // K
   uint64_t seed = 0;      // inputs and random opts derive from it and the kernel's hash
-  double timeout_s = 60;  // a kernel's process silent for this long is killed
+  double timeout_s = 60;  // a step silent this long (a compile: per 4 variants) is killed
   int jobs = 1;           // checking processes at once
   int batch = 16;         // kernels per process, their variants compiled as one unit
   // A kernel of more iterations than this is checked against its no-opts variant, not the
@@ -80,6 +80,7 @@ using KernelDone = std::function<void(size_t kernel, const std::vector<VariantRe
 // results, in kernel order. SIGINT or SIGTERM stops the run: kernels not finished by then come
 // back with no results.
 std::vector<std::vector<VariantResult>> check_kernels(const std::vector<imports::CorpusKernel>& kernels,
-                                                      const CheckOptions& options, const KernelDone& on_kernel = {});
+                                                      const CheckOptions& options,
+                                                      const KernelDone& on_kernel = {});
 
 }  // namespace tunebed::cli

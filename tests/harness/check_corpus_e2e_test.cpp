@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "tests/harness/run_tunebed.hpp"
 #include "tests/data/sops_sample.hpp"
+#include "tests/harness/run_tunebed.hpp"
 
 namespace tunebed::testing {
 namespace {
@@ -25,7 +25,9 @@ class CheckCorpusE2E : public ::testing::Test {
   void SetUp() override {
     fs::create_directories(dir);
     const std::vector<std::string> sample = sops_sample_lines();
-    std::ofstream(corpus) << sample.at(0) << "\n" << sample.at(1) << "\n" << sample.at(2) << "\nUOp(Ops.SINK, oops\n";
+    std::ofstream(corpus) << sample.at(0) << "\n"
+                          << sample.at(1) << "\n"
+                          << sample.at(2) << "\nUOp(Ops.SINK, oops\n";
   }
   void TearDown() override { fs::remove_all(dir); }
 };
@@ -77,8 +79,9 @@ TEST_F(CheckCorpusE2E, AKernelThatCrashesIsCountedAndTheRunGoesOn) {
   std::string add, other;
   std::getline(in, add);
   std::getline(in, other);
-  const std::string view = "View(shape=(3,),strides=(1,),offset=0,mask=None,contiguous=True),)),src=(UOp(Ops."
-                           "DEFINE_GLOBAL,dtypes.float.ptr(3),arg=1";
+  const std::string view =
+      "View(shape=(3,),strides=(1,),offset=0,mask=None,contiguous=True),)),src=(UOp(Ops."
+      "DEFINE_GLOBAL,dtypes.float.ptr(3),arg=1";
   const size_t at = add.find(view);
   ASSERT_NE(at, std::string::npos);
   add.replace(at, view.size(),
@@ -93,8 +96,9 @@ TEST_F(CheckCorpusE2E, AKernelThatCrashesIsCountedAndTheRunGoesOn) {
   EXPECT_EQ(r.out.find("interrupted"), std::string::npos) << r.out;
   // The no-opts variant of line 1 crashed; its other variants had no reference. Line 2 still ran,
   // as the reference of its own variants.
-  EXPECT_NE(r.out.find("\nnone         0      0              0      1        0            0        0          1"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("\nnone         0      0              0      1        0            0        0          1"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("crash        killed by signal SIGSEGV"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("no reference: the no-opts run ended: killed by signal SIGSEGV"), std::string::npos)
@@ -104,9 +108,10 @@ TEST_F(CheckCorpusE2E, AKernelThatCrashesIsCountedAndTheRunGoesOn) {
 TEST_F(CheckCorpusE2E, KernelsPastTheRunLimitAreCompiledNotRun) {
   Result r = tunebed("check-corpus " + corpus + " --run-limit 1 --format json");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("{\"opts\":\"none\",\"ok\":0,\"wrong\":0,\"compile_error\":0,\"crash\":0,\"timeout\":0,"
-                       "\"unsupported\":0,\"illegal\":0,\"unchecked\":2"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("{\"opts\":\"none\",\"ok\":0,\"wrong\":0,\"compile_error\":0,\"crash\":0,\"timeout\":0,"
+                 "\"unsupported\":0,\"illegal\":0,\"unchecked\":2"),
+      std::string::npos)
       << r.out;
 }
 
@@ -126,7 +131,8 @@ TEST_F(CheckCorpusE2E, ALoggedRunResumesWithTheSameCounts) {
 
   Result again = tunebed("check-corpus " + corpus + " --random-opts 2 --log " + log);
   ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
-  EXPECT_NE(again.out.find("\nchecked 0 in 0 s (0 kernels/s), 2 from the log\n"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find("\nchecked 0 in 0 s (0 kernels/s), 2 from the log\n"), std::string::npos)
+      << again.out;
   EXPECT_EQ(counts_of(again.out), counts_of(first.out));
   // Another K is another check: nothing is taken from the log.
   Result other = tunebed("check-corpus " + corpus + " --random-opts 1 --log " + log);

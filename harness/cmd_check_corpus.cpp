@@ -126,7 +126,8 @@ int run(const std::vector<std::string>& args) {
           "compile_error, crash, timeout, unsupported (codegen or the interpreter refuses the kernel),\n"
           "illegal (tinygrad's opts break tunebed's rules: not a failure), unchecked (the no-opts\n"
           "variant of a kernel past --interpreter-limit iterations, which is then the reference of the\n"
-          "rest, and every variant of one past --run-limit, compiled but not run) and import_error.\n"
+          "rest, and every variant whose program runs more than --run-limit loop iterations,\n"
+          "compiled but not run) and import_error.\n"
           "-v and\n"
           "--format json also list every failure: line, kernel hash, opts and error. Ctrl-C or SIGTERM\n"
           "stops early and reports the kernels checked so far. Exit codes: 1 when any variant is wrong\n"
@@ -142,7 +143,7 @@ int run(const std::vector<std::string>& args) {
       "interpreter-limit", po::value<int64_t>()->default_value(int64_t{1} << 22),
       "kernels of more iterations are checked against their no-opts variant")(
       "run-limit", po::value<int64_t>()->default_value(int64_t{1} << 30),
-      "kernels of more iterations are compiled, not run (unchecked)")(
+      "variants whose programs run more loop iterations are compiled, not run (unchecked)")(
       "timeout", po::value<double>()->default_value(60),
       "seconds a step may go without progress (compiling: per 4 variants)")(
       "format", po::value<std::string>()->default_value("table"), "table or json")(

@@ -109,6 +109,26 @@ std::string one_line(const std::string& s) {
 
 using Emit = std::function<void(const std::string&)>;
 
+// a * b, or INT64_MAX past it (both >= 0).
+int64_t saturating_mul(int64_t a, int64_t b) { return b > 0 && a > INT64_MAX / b ? INT64_MAX : a * b; }
+
+// What a run of the program costs: every loop body's runs, summed (a symbolic size at its
+// maximum, the THREAD axis's cores included). A reduce with a closed form (reduce_collapse) has
+// no loop, so a kernel of 10^12 iterations as an AST can be a cheap program.
+int64_t loop_iterations(const ProgramSpec& p) {
+  std::vector<int64_t> nest{std::max<int64_t>(p.num_cores, 1)};
+  int64_t total = 0;
+  for (const UOp& u : p.uops) {
+    if (u.op() == Ops::RANGE) {
+      nest.push_back(saturating_mul(nest.back(), std::max<int64_t>(u.src(0).vmax(), 0)));
+      total = std::min(INT64_MAX - nest.back(), total) + nest.back();
+    } else if (u.op() == Ops::ENDRANGE && nest.size() > 1) {
+      nest.pop_back();
+    }
+  }
+  return std::max<int64_t>(total, 1);
+}
+
 struct Variant {
   VariantResult result;
   std::optional<Kernel> kernel;   // with the opts applied; reset once the variant is settled
@@ -116,6 +136,7 @@ struct Variant {
   ProgramSpec spec;
   std::string entry;  // spec.name renamed apart from every other function of the unit
   std::unique_ptr<Program> program;
+  int64_t work = 0;  // loop_iterations(spec)
 };
 
 struct KernelCheck {
@@ -126,7 +147,8 @@ struct KernelCheck {
   std::vector<bool> settled_before;  // by an earlier process for this kernel
   int64_t work = 0;                  // iterations of its full shape (symbolic sizes at their maximum)
   // Past the interpreter's budget the no-opts variant is the reference: a later process of the
-  // kernel compiles and runs it again even though an earlier one settled it.
+  // kernel compiles and runs it again even though an earlier one settled it. Its program may
+  // still be past the run limit, and then there is no reference.
   bool compiled_reference = false;
   bool open(size_t i) const { return (i >= settled_before.size() || !settled_before[i]) && vs[i].kernel; }
   bool any_open() const {
@@ -266,9 +288,8 @@ class BatchChecker {
     announce();
     kc.work = 1;
     for (const sint& d : kc.vs[0].kernel ? kc.vs[0].kernel->full_shape() : SymShape{})
-      kc.work = d.vmax() > 0 && kc.work > INT64_MAX / d.vmax() ? INT64_MAX
-                                                               : kc.work * std::max<int64_t>(d.vmax(), 1);
-    kc.compiled_reference = kc.work > options_.interpreter_limit && kc.work <= options_.run_limit;
+      kc.work = saturating_mul(kc.work, std::max<int64_t>(d.vmax(), 1));
+    kc.compiled_reference = kc.work > options_.interpreter_limit;
     const bool first_process = kc.settled_before.empty();
     std::map<std::string, size_t> rendered;  // source -> the first variant that renders to it
     for (size_t i = 0; i < kc.vs.size(); i++) {
@@ -279,6 +300,7 @@ class BatchChecker {
       begin(kc, static_cast<int>(i));
       try {
         v.spec = get_program(v.kernel->get_optimized_ast(), Renderer::cpu(kCores));
+        v.work = loop_iterations(v.spec);
       } catch (const CodegenError& e) {
         settle(kc, i, Outcome::unsupported, e.what());
         continue;
@@ -330,16 +352,16 @@ class BatchChecker {
   // past the interpreter's budget (it runs ~1 µs per iteration) is checked against its no-opts
   // compiled variant instead, which is then itself `unchecked`.
   void execute(KernelCheck& kc) {
-    if (kc.any_open() && kc.work > options_.run_limit) {
-      for (size_t i = 0; i < kc.vs.size(); i++)
-        if (kc.open(i))
-          settle(kc, i, Outcome::unchecked,
-                 "compiled, not run: " + std::to_string(kc.work) + " iterations, past the run limit");
-    }
+    for (size_t i = 0; i < kc.vs.size(); i++)
+      if (kc.open(i) && kc.vs[i].work > options_.run_limit)
+        settle(
+            kc, i, Outcome::unchecked,
+            "compiled, not run: " + std::to_string(kc.vs[i].work) + " loop iterations, past the run limit");
     if (kc.any_open()) {
       const std::vector<HostBuffer> inputs = seeded_inputs(kc.ast, kernel_seed(*kc.corpus, options_.seed));
       std::vector<HostBuffer> ref = inputs;
-      std::string refused;
+      std::string refused;  // why there is no reference, when there is none
+      Outcome without_reference = Outcome::unsupported;
       const bool interpret = kc.work <= options_.interpreter_limit;
       if (interpret) {
         begin(kc, kReference);
@@ -350,6 +372,9 @@ class BatchChecker {
         } catch (const std::exception& e) {
           refused = std::string("AST interpreter: ") + e.what();
         }
+      } else if (kc.vs[0].work > options_.run_limit) {
+        refused = "too big for the AST interpreter, and the no-opts variant is past the run limit";
+        without_reference = Outcome::unchecked;
       } else if (!kc.vs[0].program) {
         refused = "too big for the AST interpreter, and the no-opts variant did not compile";
       } else {
@@ -367,7 +392,7 @@ class BatchChecker {
       for (size_t i = 0; i < kc.vs.size(); i++) {
         if (!kc.open(i)) continue;
         if (!refused.empty()) {
-          settle(kc, i, Outcome::unsupported, refused);
+          settle(kc, i, without_reference, refused);
           continue;
         }
         begin(kc, static_cast<int>(i));

@@ -89,31 +89,6 @@ UOp reduce_to_acc(ReduceContext& ctx, const UOp& red) {
   return UOp::make(Ops::LOAD, d, {slot, UOp::make(Ops::STORE, dtypes::void_, store_srcs)});
 }
 
-// A range the reduced value does not depend on: a sum over it is a product with its size, a max
-// ignores it. A loop of one iteration, which the symbolic rules fold to the constant 0, goes.
-UOp reduce_unparented(const UOp& red) {
-  std::vector<UOp> topo = red.src(0).toposort(), parented, unparented;
-  bool folded = false;
-  for (size_t i = 1; i < red.src().size(); i++) {
-    const UOp& r = red.src(i);
-    if (r.op() != Ops::RANGE)
-      folded = true;
-    else
-      (std::find(topo.begin(), topo.end(), r) != topo.end() ? parented : unparented).push_back(r);
-  }
-  if (unparented.empty() && !folded) return {};
-  const Ops op = red.arg().as_op();
-  if (op != Ops::ADD && op != Ops::MAX)
-    throw CodegenError("REDUCE " + std::string(op_name(op)) + " over an axis its input does not use");
-  std::vector<UOp> srcs{red.src(0)};
-  srcs.insert(srcs.end(), parented.begin(), parented.end());
-  UOp ret = red.with_src(srcs);
-  if (op == Ops::ADD)
-    for (const UOp& r : unparented)
-      ret = ret * broadcast(r.src(0).cast(red.dtype().scalar_type()), red.dtype().count);
-  return ret;
-}
-
 // A REDUCE to n lanes: lane j reduces the j-th block of its input's lanes (CONTRACT puts the
 // reduced lanes innermost).
 UOp no_vectorized_reduce(const UOp& red) {
@@ -267,6 +242,8 @@ const PatternMatcher& pm_reduce() {
   static const PatternMatcher pm = {
       {"reduce-unparented", UPat(Ops::REDUCE).named("red"),
        [](const Match& m) { return reduce_unparented(m["red"]); }},
+      {"reduce-collapse", UPat(Ops::REDUCE).named("red"),
+       [](const Match& m) { return reduce_collapse(m["red"]); }},
       {"no-vectorized-reduce", UPat(Ops::REDUCE).where(is_vector).named("red"),
        [](const Match& m) { return no_vectorized_reduce(m["red"]); }},
       {"reduce-to-acc", UPat(Ops::REDUCE).named("red"),
@@ -279,7 +256,8 @@ const PatternMatcher& pm_reduce() {
 
 const PatternMatcher& devectorize() {
   static const PatternMatcher pm = {
-      {"devectorize-wmma", UPat(Ops::WMMA).named("wmma"), [](const Match& m) { return devectorize_wmma(m["wmma"]); }},
+      {"devectorize-wmma", UPat(Ops::WMMA).named("wmma"),
+       [](const Match& m) { return devectorize_wmma(m["wmma"]); }},
       // An ALU on vectors is the VECTORIZE of the ALU on each lane.
       {"no-vectorized-alu",
        UPat::ops(GroupOp::ALU | OpSet{Ops::CAST, Ops::BITCAST}).where(is_vector).named("alu"),

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,15 @@ struct ReduceContext {
   int64_t acc_num = 0;
 };
 const PatternMatcher& pm_reduce();  // context: ReduceContext
+
+// ---- reduce_collapse.cpp ---------------------------------------------------------------------
+// A range the reduced value does not depend on: a sum over it is a product with its size, a max
+// ignores it. A loop of one iteration, which the symbolic rules fold to the constant 0, goes.
+UOp reduce_unparented(const UOp& red);
+// A sum over one range in closed form (arange, one-hot indexing), or null when it has none.
+UOp reduce_collapse(const UOp& red);
+// root with each key of `replace` (and so every node above one) rebuilt on its value.
+UOp substitute(const UOp& root, const std::unordered_map<UOp, UOp, UOpHash>& replace);
 const PatternMatcher& devectorize();
 const PatternMatcher& load_store_folding();  // context: Renderer
 const PatternMatcher& pm_render();

@@ -1,6 +1,6 @@
 // `tunebed check-corpus` through the built program, on a few lines of the checked-in sample: the
 // counts table, a malformed line counted as import_error, the JSON listing, a kernel that crashes,
-// the run limit, and exit 2 for bad usage.
+// the run limit, an arange folded to a closed form, and exit 2 for bad usage.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -113,6 +113,25 @@ TEST_F(CheckCorpusE2E, KernelsPastTheRunLimitAreCompiledNotRun) {
                  "\"unsupported\":0,\"illegal\":0,\"unchecked\":2"),
       std::string::npos)
       << r.out;
+}
+
+// tinygrad's 1.2M arange (dataset line 4226) is 1.4 x 10^12 iterations as an AST. Its no-opts
+// program folds the sum (core/codegen/reduce_collapse.cpp) and runs: it is the reference of the
+// hand-coded variant, which unrolls the sum and still folds it.
+TEST_F(CheckCorpusE2E, AnArangeOfATrillionIterationsRunsInClosedForm) {
+  std::ifstream in(std::string(std::getenv("TUNEBED_SOURCE_DIR")) + "/tests/data/collapse-kernels.txt");
+  std::string arange;
+  std::getline(in, arange);
+  std::ofstream(corpus) << arange << "\n";
+  Result r = tunebed("check-corpus " + corpus + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // Run, not interpreted (past the interpreter's budget): `unchecked`, not "compiled, not run".
+  EXPECT_NE(
+      r.out.find("{\"opts\":\"none\",\"ok\":0,\"wrong\":0,\"compile_error\":0,\"crash\":0,\"timeout\":0,"
+                 "\"unsupported\":0,\"illegal\":0,\"unchecked\":1"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("{\"opts\":\"hand-coded\",\"ok\":1,\"wrong\":0"), std::string::npos) << r.out;
 }
 
 // The table as printed, without the last line (how many were checked, in what time).

@@ -8,8 +8,9 @@
 // which are O(N) loops per output element (tinygrad's dataset has 10^14-iteration ones) and have
 // closed forms. reduce_collapse tries the rules below on the reduce alone, with every value it
 // reads that does not depend on r standing in as a variable, and keeps the result only when no
-// loop is left: the rules may split the sum on the way (a sum of sums, a gated load), and a
-// partial result is thrown away, so each rule need only be sound once r is gone.
+// loop is left; a partial result (a sum split into sums, one of which keeps its loop) is thrown
+// away. Each rule is an equality by itself (tinygrad's "WHERE on LOAD" is not: it moves a sum's
+// gate into a load, and holds only once the next rule removes r). Float sums are reassociated.
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -113,16 +114,6 @@ UOp fold_range(const UOp& r, const UOp& cut, const UOp& val, bool val_below) {
   return count.cast(val.dtype()) * val;
 }
 
-// buf[expr(r)] gated by idx == r: the one r that passes is idx, if it is in the range. The
-// bounds are checked in the wider of the two dtypes, so that a cast cannot wrap idx into it.
-UOp index_on_range(const UOp& buf, const UOp& expr, const UOp& idx, const UOp& r) {
-  if (has_range(idx) || !idx.dtype().is_int()) return {};
-  const DType wide = idx.dtype().itemsize() >= r.dtype().itemsize() ? idx.dtype() : r.dtype();
-  const UOp i = idx.cast(wide);
-  const UOp in_range = i.lt(0).logical_not() & i.lt(r.src(0).cast(wide));
-  return UOp::make(Ops::INDEX, buf.dtype(), {buf, substitute(expr, {{r, idx.cast(r.dtype())}}), in_range});
-}
-
 // sum over r of (x & y ? val : 0) with x range-free: x times the sum without it.
 UOp sum_of_and(const UOp& red, const UOp& x, const UOp& y, const UOp& val) {
   if (has_range(x) && !has_range(y)) return sum_of_and(red, y, x, val);
@@ -140,13 +131,41 @@ UOp push_narrowing_cast(const UOp& cast, Ops op, const UOp& x, const UOp& y) {
   return x.cast(d).alu(op, y.cast(d));
 }
 
+// A cast of r to an integer dtype that holds all its values: the value is r's.
+bool widens(const UOp& cast) {
+  return int_scalar(cast.dtype()) && cast.src(0).vmax() <= cast.dtype().int_max();
+}
+
+// idx when gate is `idx cmp r` (or r widened) with idx range-free: the one r (CMPEQ) or the all
+// but one (CMPNE) that the gate passes.
+UOp one_hot_index(const UOp& gate, const UOp& r, Ops cmp) {
+  if (gate.op() != cmp) return {};
+  for (size_t side : {0, 1}) {
+    const UOp &a = gate.src(side), &idx = gate.src(1 - side);
+    const bool is_r = a == r || (a.op() == Ops::CAST && a.src(0) == r && widens(a));
+    if (is_r && int_scalar(idx.dtype()) && !has_range(idx)) return idx;
+  }
+  return {};
+}
+
+// sum over r of (idx == r ? buf[expr(r)] : 0) is buf[expr(idx)] if 0 <= idx < n, else 0: a gated
+// load. The bounds are checked in the wider of the two dtypes, so that no cast wraps idx into them.
+UOp sum_of_one_hot_load(const UOp& red, const UOp& gate, Ops cmp, const UOp& index) {
+  const UOp& r = red.src(1);
+  const UOp idx = one_hot_index(gate, r, cmp);
+  if (!idx) return {};
+  const DType wide = idx.dtype().itemsize() >= r.dtype().itemsize() ? idx.dtype() : r.dtype();
+  const UOp i = idx.cast(wide);
+  const UOp in_range = i.lt(0).logical_not() & i.lt(r.src(0).cast(wide));
+  const UOp at = substitute(index.src(1), {{r, idx.cast(r.dtype())}});
+  return UOp::make(Ops::LOAD, red.dtype(),
+                   {UOp::make(Ops::INDEX, index.dtype(), {index.src(0), at, in_range})});
+}
+
 const UPat kRange = UPat(Ops::RANGE).named("r");
 
 // r cast to an integer dtype that holds all its values (the lowerer's int64 index arithmetic).
-const UPat kWidenedRange = kRange.cast().where([](const UOp& c) {
-  const DType& d = c.dtype();
-  return d.is_int() && d.count == 1 && c.src(0).vmax() <= d.int_max();
-});
+const UPat kWidenedRange = kRange.cast().where(widens);
 
 UPat sum_over_r(const UPat& value) {
   return UPat(Ops::REDUCE, {value, kRange}).arg(Arg(Ops::ADD)).named("red");
@@ -155,7 +174,7 @@ UPat sum_over_r(const UPat& value) {
 // Scalar patterns: a reduce reaches these only when its input and dtype are scalars.
 const PatternMatcher& collapse_rules() {
   const UPat x = UPat::var("x"), y = UPat::var("y"), c = UPat::var("c"), gate = UPat::var("gate");
-  const UPat load = UPat(Ops::LOAD, {UPat(Ops::INDEX, {UPat::var("buf"), UPat::var("expr")}).named("index")});
+  const UPat load = UPat(Ops::LOAD, {UPat(Ops::INDEX, {UPat::var(), UPat::var()}).named("index")});
   static const PatternMatcher pm = {
       {"lift-add-from-lt", (x + y).lt(c),
        [](const Match& m) { return lift_add_from_lt(m["x"], m["y"], m["c"]); }},
@@ -195,21 +214,10 @@ const PatternMatcher& collapse_rules() {
          const UOp& g = m["gate"];
          return g.dtype().is_bool() ? g.where(m["x"], m["x"].const_like(0)) : UOp{};
        }},
-      {"sum-of-gated-load", sum_over_r(gate.where(load, UPat::cnst(0))),
-       [](const Match& m) {
-         return UOp::make(Ops::LOAD, m["red"].dtype(),
-                          {m["index"].with_src({m["buf"], m["expr"], m["gate"]})});
-       }},
-      {"sum-of-gated-load-else", sum_over_r(gate.where(UPat::cnst(0), load)),
-       [](const Match& m) {
-         const UOp index = m["index"].with_src({m["buf"], m["expr"], m["gate"].logical_not()});
-         return UOp::make(Ops::LOAD, m["red"].dtype(), {index});
-       }},
-      {"index-on-range", UPat(Ops::INDEX, {UPat::var("buf"), UPat::var("expr"), UPat::var("idx").eq(kRange)}),
-       [](const Match& m) { return index_on_range(m["buf"], m["expr"], m["idx"], m["r"]); }},
-      {"index-on-widened-range",
-       UPat(Ops::INDEX, {UPat::var("buf"), UPat::var("expr"), UPat::var("idx").eq(kWidenedRange)}),
-       [](const Match& m) { return index_on_range(m["buf"], m["expr"], m["idx"], m["r"]); }},
+      {"sum-of-one-hot-load", sum_over_r(gate.where(load, UPat::cnst(0))),
+       [](const Match& m) { return sum_of_one_hot_load(m["red"], m["gate"], Ops::CMPEQ, m["index"]); }},
+      {"sum-of-one-hot-load-else", sum_over_r(gate.where(UPat::cnst(0), load)),
+       [](const Match& m) { return sum_of_one_hot_load(m["red"], m["gate"], Ops::CMPNE, m["index"]); }},
       // A range-free factor of the gate multiplies the sum.
       {"sum-of-and", sum_over_r((x & y).where(UPat::cvar("val"), UPat::cnst(0))),
        [](const Match& m) { return sum_of_and(m["red"], m["x"], m["y"], m["val"]); }},

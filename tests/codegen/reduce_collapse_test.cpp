@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 
+#include "core/codegen/passes.hpp"
 #include "core/codegen/program_vm.hpp"
 #include "core/imports/tinygrad_ast.hpp"
 #include "core/opt/actions.hpp"
@@ -191,6 +192,28 @@ constexpr const char* kPrefixSum =
     "dtypes.float.ptr(12),arg=ShapeTracker(views=(View(shape=(13,23),strides=(0,1),offset=-11,"
     "mask=((0,13),(11,23)),contiguous=False),View(shape=(12,12),strides=(1,24),offset=0,mask=None,"
     "contiguous=False))),src=(UOp(Ops.DEFINE_GLOBAL,dtypes.float.ptr(12),arg=1,src=()),)),)),)),)),))";
+
+// A gate i == r folds together with the sum around it: the sum over r of (i == r ? a[r] : 0) is
+// a[i]. A load gated by i == r is not such a sum's term by itself, and each rule is an equality on
+// its own: none moves the gate's r into the index, which would leave a load without r for the
+// sum to multiply by n.
+TEST(ReduceCollapse, AOneHotGateFoldsWithItsSumOnly) {
+  const UOp buf = UOp::make(Ops::DEFINE_GLOBAL, dtypes::float32.ptr_to(16), {}, Arg(1));
+  const UOp r = UOp::make(Ops::RANGE, dtypes::index, {UOp::index(16)}, Arg(int64_t{7}));
+  const UOp idx = UOp::variable("i", 0, 20);
+  auto sum = [&](const UOp& x) { return UOp::make(Ops::REDUCE, dtypes::float32, {x, r}, Arg(Ops::ADD)); };
+  const UOp load_r = UOp::make(Ops::LOAD, dtypes::float32, {UOp::make(Ops::INDEX, buf.dtype(), {buf, r})});
+  const UOp one_hot = sum(idx.eq(r).where(load_r, UOp::const_float(dtypes::float32, 0)));
+  const UOp folded = codegen_detail::reduce_collapse(one_hot);
+  ASSERT_TRUE(folded);
+  ASSERT_EQ(folded.op(), Ops::LOAD);
+  EXPECT_EQ(folded.src(0).src(1), idx);  // a[i], gated by 0 <= i < 16
+  EXPECT_EQ(folded.src(0).src().size(), 3u);
+
+  const UOp gated =
+      UOp::make(Ops::LOAD, dtypes::float32, {UOp::make(Ops::INDEX, buf.dtype(), {buf, r, idx.eq(r)})});
+  EXPECT_FALSE(codegen_detail::reduce_collapse(sum(gated)));
+}
 
 TEST(ReduceCollapse, SumsWithoutAClosedFormKeepTheirLoop) {
   // A sum of loads over r, and a prefix sum (a gated load of r, the gate r <= i): no rule

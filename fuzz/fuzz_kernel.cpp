@@ -1,6 +1,6 @@
 // Fuzzes the whole compiler on random tensor programs: the fuzzer's bytes choose a program
-// (core/tensor/random_program.hpp: elementwise, reduce, movement, matmul, cast, where), which is
-// scheduled; every kernel gets a random legal opt sequence (core/opt/actions.hpp), is code
+// (core/tensor/random_program.hpp: elementwise, reduce, movement, matmul, cast, where, arange),
+// which is scheduled; every kernel gets a random legal opt sequence (core/opt/actions.hpp), is code
 // generated, compiled by clang and run on the CPU, item by item as the schedule orders them. The
 // output must equal what the Eigen reference interpreter computes from the tensor graph, within
 // the dtype's tolerance (core/engine/check.hpp).

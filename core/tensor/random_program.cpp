@@ -62,9 +62,23 @@ class Generator {
       }
       case 1:
         return input(broadcastable(shape), dtype).expand(shape);
-      default:
+      case 2:
         return input(shape, dtype);
+      default:
+        return index_along_axis(shape, dtype);
     }
+  }
+
+  // The index along one axis: tinygrad's arange, a cumulative sum that codegen folds to a closed
+  // form (reduce_collapse). It reads one number, as input() does, so that the choices after it
+  // stay where they were.
+  Tensor index_along_axis(const Shape& shape, DType dtype) {
+    const int64_t pick = r_.integer(0, int64_t{1} << 30);
+    if (shape.empty()) return Tensor::full(shape, 0, dtype);
+    const size_t axis = static_cast<size_t>(pick) % shape.size();
+    Shape along(shape.size(), 1);
+    along[axis] = shape[axis];
+    return Tensor::arange(shape[axis]).reshape(along).expand(shape).cast(dtype);
   }
 
   // A shape that broadcasts to `shape`: some dims 1, maybe fewer leading dims.

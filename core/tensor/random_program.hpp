@@ -1,8 +1,8 @@
-// Random tensor programs for property tests and fuzzers: elementwise ops, reductions, movement ops,
-// matmuls and casts over seeded inputs, with random shapes, dtypes and depth. The generator reads
-// its choices from an abstract RandomSource, so RapidCheck (gen::inRange), libFuzzer
-// (FuzzedDataProvider::ConsumeIntegralInRange) and a plain seed (SplitMixSource) can all drive it,
-// and the same choices always build the same program.
+// Random tensor programs for property tests and fuzzers: elementwise ops, reductions, movement
+// ops, matmuls and casts over seeded inputs, constants and aranges, with random shapes, dtypes
+// and depth. The generator reads its choices from an abstract RandomSource, so RapidCheck
+// (gen::inRange), libFuzzer (FuzzedDataProvider::ConsumeIntegralInRange) and a plain seed
+// (SplitMixSource) can all drive it, and the same choices always build the same program.
 #pragma once
 
 #include <cstdint>

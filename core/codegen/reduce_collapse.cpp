@@ -67,14 +67,21 @@ bool has_range(const UOp& u) {
 
 using i128 = __int128;
 
-// a + b, and c - b, cannot wrap for any values in their ranges (int dtypes with trusted bounds).
+bool int_scalar(const DType& d) { return d.is_int() && d.count == 1 && !d.ptr; }
+// The rules that reason on order or bounds take signed integers only: vmin/vmax of a uint64 are
+// not its bounds, and UOp::min negates, which does not order unsigned values.
+bool signed_int(const DType& d) { return int_scalar(d) && !d.is_unsigned(); }
+
+// a + b, and c - b, cannot wrap for any values in their ranges.
 bool add_exact(const UOp& a, const UOp& b) {
   const DType& d = a.dtype();
-  return d.is_int() && i128(a.vmin()) + b.vmin() >= d.int_min() && i128(a.vmax()) + b.vmax() <= d.int_max();
+  return signed_int(d) && i128(a.vmin()) + b.vmin() >= d.int_min() &&
+         i128(a.vmax()) + b.vmax() <= d.int_max();
 }
 bool sub_exact(const UOp& c, const UOp& b) {
   const DType& d = c.dtype();
-  return d.is_int() && i128(c.vmin()) - b.vmax() >= d.int_min() && i128(c.vmax()) - b.vmin() <= d.int_max();
+  return signed_int(d) && i128(c.vmin()) - b.vmax() >= d.int_min() &&
+         i128(c.vmax()) - b.vmin() <= d.int_max();
 }
 
 // x < c, with x + y < c or x * y < c on the left: moves the range-free y to the right.
@@ -88,7 +95,7 @@ UOp lift_mul_from_lt(const UOp& x, const UOp& y, const UOp& c) {
   // x*y < c  <=>  x < ceil(c / y) for y > 0; (c + y - 1) / y is that ceiling while it is >= 0,
   // where C's truncating division is floor division.
   if (has_range(y) && !has_range(x)) return lift_mul_from_lt(y, x, c);
-  if (has_range(y) || has_range(c) || !x.dtype().is_int() || y.vmin() <= 0) return {};
+  if (has_range(y) || has_range(c) || !signed_int(x.dtype()) || y.vmin() <= 0) return {};
   const DType& d = x.dtype();
   const i128 products[] = {i128(x.vmin()) * y.vmin(), i128(x.vmin()) * y.vmax(), i128(x.vmax()) * y.vmin(),
                            i128(x.vmax()) * y.vmax()};
@@ -108,7 +115,7 @@ UOp count_below(const UOp& n, const UOp& cut) { return cut.max(cut.const_like(0)
 
 // sum over r of (r < cut ? below : above), one of the two being 0.
 UOp fold_range(const UOp& r, const UOp& cut, const UOp& val, bool val_below) {
-  if (has_range(cut) || !cut.dtype().is_int() || r.src(0).vmax() > cut.dtype().int_max()) return {};
+  if (has_range(cut) || !signed_int(cut.dtype()) || r.src(0).vmax() > cut.dtype().int_max()) return {};
   UOp below = count_below(r.src(0), cut);
   UOp count = val_below ? below : r.src(0).cast(cut.dtype()) - below;
   return count.cast(val.dtype()) * val;
@@ -121,8 +128,6 @@ UOp sum_of_and(const UOp& red, const UOp& x, const UOp& y, const UOp& val) {
   return red.with_src({y.where(val, val.const_like(0)), red.src(1)}) * x.cast(val.dtype());
 }
 
-bool int_scalar(const DType& d) { return d.is_int() && d.count == 1 && !d.ptr; }
-
 // A cast from an integer dtype to one no wider keeps the value modulo 2^bits, a ring
 // homomorphism: it goes into sums and products, which brings a cast range out to be matched.
 UOp push_narrowing_cast(const UOp& cast, Ops op, const UOp& x, const UOp& y) {
@@ -131,9 +136,9 @@ UOp push_narrowing_cast(const UOp& cast, Ops op, const UOp& x, const UOp& y) {
   return x.cast(d).alu(op, y.cast(d));
 }
 
-// A cast of r to an integer dtype that holds all its values: the value is r's.
+// A cast of r to a signed dtype that holds all its values: the value is r's.
 bool widens(const UOp& cast) {
-  return int_scalar(cast.dtype()) && cast.src(0).vmax() <= cast.dtype().int_max();
+  return signed_int(cast.dtype()) && cast.src(0).vmax() <= cast.dtype().int_max();
 }
 
 // idx when gate is `idx cmp r` (or r widened) with idx range-free: the one r (CMPEQ) or the all

@@ -14,6 +14,7 @@
 #include "core/opt/kernel.hpp"
 #include "core/schedule/ast_interpreter.hpp"
 #include "core/schedule/schedule.hpp"
+#include "core/symbolic/eval.hpp"
 #include "core/tensor/tensor.hpp"
 #include "tests/codegen/bounded_property.hpp"
 #include "tests/codegen/kernel_eval.hpp"
@@ -213,6 +214,48 @@ TEST(ReduceCollapse, AOneHotGateFoldsWithItsSumOnly) {
   const UOp gated =
       UOp::make(Ops::LOAD, dtypes::float32, {UOp::make(Ops::INDEX, buf.dtype(), {buf, r, idx.eq(r)})});
   EXPECT_FALSE(codegen_detail::reduce_collapse(sum(gated)));
+}
+
+// Each fold is an equality: for every value of the variables, the closed form equals the loop it
+// replaces, summed by brute force (the symbolic evaluator, no codegen). A cast of r to uint32 is
+// compared as unsigned, which UOp::min's negation does not order: that sum keeps its loop (folded,
+// it gave 0 where the loop sums 6, for uint32(r) < 0u ? 0 : 1).
+TEST(ReduceCollapse, EveryFoldEqualsTheLoopItReplaces) {
+  const int64_t n = 6;
+  const UOp r = UOp::make(Ops::RANGE, dtypes::index, {UOp::index(n)}, Arg(int64_t{9}));
+  const UOp c = UOp::variable("c", 0, 20), i = UOp::variable("i", -4, 0);
+  const std::vector<std::pair<std::string, UOp>> gates = {
+      {"r + i < c", (r + i).lt(c)},
+      {"r*3 + i < c", (r * 3 + i).lt(c)},
+      {"int64(r) < int64(c - 7)", r.cast(dtypes::int64).lt((c - 7).cast(dtypes::int64))},
+      {"uint32(r) < uint32(c - 7)", r.cast(dtypes::uint32).lt((c - 7).cast(dtypes::uint32))},
+  };
+  int folds = 0;
+  for (const auto& [text, gate] : gates) {
+    for (auto [yes, no] : {std::pair<int64_t, int64_t>{0, 1}, {1, 0}, {0, 5}, {7, 0}}) {
+      const UOp value = gate.where(UOp::const_int(dtypes::int32, yes), UOp::const_int(dtypes::int32, no));
+      const UOp folded =
+          codegen_detail::reduce_collapse(UOp::make(Ops::REDUCE, dtypes::int32, {value, r}, Arg(Ops::ADD)));
+      if (!folded) continue;
+      folds++;
+      // The value of an expression at c = cv, i = iv (it may read only one of them).
+      auto at = [](const UOp& e, int64_t cv, int64_t iv) {
+        const Evaluator ev(e);
+        std::vector<int64_t> values;
+        for (const std::string& name : ev.var_names()) values.push_back(name == "c" ? cv : iv);
+        return ev.eval(values).i;
+      };
+      for (int64_t cv = 0; cv <= 20; cv++)
+        for (int64_t iv = -4; iv <= 0; iv++) {
+          int64_t loop = 0;
+          for (int64_t k = 0; k < n; k++)
+            loop += at(codegen_detail::substitute(value, {{r, UOp::index(k)}}), cv, iv);
+          ASSERT_EQ(at(folded, cv, iv), loop)
+              << text << " ? " << yes << " : " << no << ", c=" << cv << " i=" << iv;
+        }
+    }
+  }
+  EXPECT_EQ(folds, 12);  // the three signed gates, each way
 }
 
 TEST(ReduceCollapse, SumsWithoutAClosedFormKeepTheirLoop) {

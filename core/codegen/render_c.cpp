@@ -41,6 +41,7 @@ class CLanguage final : public CStyleLanguage {
   std::string bitcast(const DType& to, const DType& from, const std::string& x) const override {
     return "__builtin_bit_cast(" + scalar_type(to) + ",(" + scalar_type(from) + ")(" + x + "))";
   }
+  bool reads_gated_loads_unconditionally() const override { return true; }
   std::string special(const std::string& id) const override {
     throw CodegenError("the C renderer's target has no launch id " + id + " (only core_id)");
   }

@@ -269,20 +269,28 @@ class CStyleRenderer {
       inline_depth_[u.get()] = depth;
       return;
     }
-    const std::string var = prefix + std::to_string(counts_[prefix]++);
-    stmt(type_of(u.dtype()) + " " + var + " = " + expr + ";");
-    r_[u.get()] = var;
+    r_[u.get()] = declare(u.dtype(), prefix, expr);
   }
 
-  // The address an INDEX names, and its gate ("" when ungated).
-  std::pair<std::string, std::string> address(const UOp& index, int width) {
+  // A new variable PREFIX<n> of type D holding EXPR; its name.
+  std::string declare(const DType& d, const std::string& prefix, const std::string& expr) {
+    const std::string var = prefix + std::to_string(counts_[prefix]++);
+    stmt(type_of(d) + " " + var + " = " + expr + ";");
+    return var;
+  }
+
+  // The address an INDEX names, and its gate ("" when ungated). With CLAMP, the index is 0 where
+  // the gate is off, so the address can be read whatever the gate says.
+  std::pair<std::string, std::string> address(const UOp& index, int width, bool clamp = false) {
+    const std::string gate = index.src().size() > 2 ? r_.at(index.src(2).get()) : "";
     std::string base = r_.at(index.src(0).get()), idx = r_.at(index.src(1).get());
+    if (clamp && !gate.empty()) idx = "(" + gate + "?" + idx + ":0)";
     std::string addr = index.src(1).is_const(0) ? base : "(" + base + "+" + idx + ")";
     if (width > 1) {
       type_of(index.src(0).dtype().base().vec(width));  // records the vector width
       addr = "((" + lang_.pointer_type(index.src(0).dtype(), width) + ")" + addr + ")";
     }
-    return {addr, index.src().size() > 2 ? r_.at(index.src(2).get()) : ""};
+    return {addr, gate};
   }
 
   std::vector<std::string> operands(const UOp& u) {
@@ -361,11 +369,15 @@ class CStyleRenderer {
           r_[u.get()] = r_.at(index.get());
           return;
         }
-        auto [addr, gate] = address(index, u.dtype().count);
+        // Index 0 holds a whole vector only in a buffer of at least its width.
+        const bool unconditional = lang_.reads_gated_loads_unconditionally() &&
+                                   index.src(0).dtype().size >= u.dtype().count;
+        auto [addr, gate] = address(index, u.dtype().count, unconditional);
         std::string expr = "*" + addr;
         if (!gate.empty()) {
           type_of(u.dtype());
           std::string zero = u.dtype().count > 1 ? lang_.vector_zero(u.dtype()) : zero_of(u.dtype());
+          if (unconditional) expr = declare(u.dtype(), "val", expr);
           expr = "(" + gate + "?" + expr + ":" + zero + ")";
         }
         define(u, "val", expr, false);

@@ -79,7 +79,7 @@ class CStyleLanguage {
   // Whether a gated load reads unconditionally, at index 0 when the gate is off, and then selects:
   // for a CPU, where a branch per gated load (PADTO, padded convolutions) costs more than a read,
   // and where clang -O2 took over 15 min on one 224-way upcast kernel of 4,000 conditional loads
-  // (14 s read unconditionally). GPUs predicate the load and keep the conditional form.
+  // (9 s read unconditionally). GPUs predicate the load and keep the conditional form.
   virtual bool reads_gated_loads_unconditionally() const { return false; }
 
   // GPU parts: what a SPECIAL id reads, the barrier, a local buffer's declaration.

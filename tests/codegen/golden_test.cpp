@@ -10,7 +10,6 @@
 
 #include "core/codegen/codegen.hpp"
 #include "core/ir/text.hpp"
-#include "core/opt/kernel.hpp"
 #include "tests/codegen/clang_check.hpp"
 #include "tests/codegen/kernels.hpp"
 
@@ -30,9 +29,8 @@ struct Golden {
 std::vector<Golden> goldens() {
   using namespace testing;
   UOp mm = split_axis(split_axis(matmul(8, 8, 8), 1, 4, AxisType::UPCAST), 2, 4, AxisType::UNROLL);
-  UOp padded = Kernel(elementwise_add(10), Renderer::cpu(1)).apply_opts(parse_opts("PADTO:0:32")).get_optimized_ast();
   return {{"add_16.c", elementwise_add(16)},
-          {"add_10_padto32.c", padded},
+          {"add_10_padto32.c", with_opts(elementwise_add(10), "PADTO:0:32")},
           {"sum_4x16.c", sum_rows(4, 16)},
           {"matmul_8x8x8_upcast4_unroll4.c", mm}};
 }

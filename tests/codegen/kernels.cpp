@@ -1,8 +1,10 @@
-// Builders of test kernels, and split_axis (tinygrad's shift_to with the new axis last).
+// Builders of test kernels, split_axis (tinygrad's shift_to with the new axis last) and with_opts.
 #include "tests/codegen/kernels.hpp"
 
 #include <algorithm>
 #include <map>
+
+#include "core/opt/kernel.hpp"
 
 namespace tunebed::testing {
 
@@ -92,6 +94,10 @@ UOp split_axis(const UOp& ast, int64_t axis, int64_t amount, AxisType type) {
   UOp out = done.at(ast.get());
   info.name = default_kernel_name(out);
   return with_kernel_info(out, info);
+}
+
+UOp with_opts(const UOp& ast, std::string_view opts) {
+  return Kernel(ast, Renderer::cpu(1)).apply_opts(parse_opts(opts)).get_optimized_ast();
 }
 
 }  // namespace tunebed::testing

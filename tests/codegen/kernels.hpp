@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "core/codegen/codegen.hpp"
 
@@ -24,5 +25,9 @@ UOp matmul(int64_t m, int64_t n, int64_t k);
 // The AST with `axis` split into (size / amount, amount), the inner part appended as a new last
 // axis of type `type`; a reduced axis stays reduced in both parts.
 UOp split_axis(const UOp& ast, int64_t axis, int64_t amount, AxisType type);
+
+// The AST as the optimizer leaves it after OPTS ("PADTO:0:32,UPCAST:0:4"), for one CPU core: for
+// opts split_axis cannot make.
+UOp with_opts(const UOp& ast, std::string_view opts);
 
 }  // namespace tunebed::testing

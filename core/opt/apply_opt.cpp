@@ -1,7 +1,8 @@
 // Kernel::apply_opt: tinygrad's legality rules, one check (and one message) per rule.
 //
-// Every check runs before the Kernel changes, and PADTO builds its padded trackers aside, so an
-// opt that is refused leaves the Kernel exactly as it was (tinygrad may leave a PADTO half done).
+// Every check runs before the Kernel changes (the shared-memory bound checks the changed copy),
+// and PADTO builds its padded trackers aside, so an opt that is refused leaves the Kernel exactly
+// as it was (tinygrad may leave a PADTO half done).
 // tunebed refuses a few inputs tinygrad would mis-read: a negative axis or amount (Python would
 // index from the end) and a missing axis or amount (tinygrad reads None as the last axis).
 #include <algorithm>
@@ -57,20 +58,31 @@ int Kernel::real_axis(OptOps op, std::optional<int> axis) const {
   return *axis;
 }
 
-// tinygrad's shared-memory bound: a GROUP keeps one accumulator per grouped, local and upcast
-// element of the workgroup in shared memory, and so does every later split of a grouped kernel.
-void Kernel::check_shared_memory(const Opt& opt, int64_t amt) const {
-  bool groups = opt.op == OptOps::GROUP || opt.op == OptOps::GROUPTOP;
-  if (!reduceop() ||
-      !(groups || (group_for_reduces() && opt.op != OptOps::NOLOCALS && opt.op != OptOps::PADTO)))
-    return;
-  int64_t smem = amt * reduceop()->dtype().itemsize() * prod_int(full_shape(), axes_of({AxisType::UPCAST})) *
-                 prod_int(full_shape(), axes_of({AxisType::LOCAL}));
-  check(smem <= opts_.shared_max, "exceeds maximum shared memory size: needs " + std::to_string(smem) +
-                                      " bytes, max " + std::to_string(opts_.shared_max));
+// The bytes of the workgroup buffer a grouped reduce goes through (group_reduce in
+// optimized_ast.cpp): one accumulator per LOCAL, GROUP_REDUCE and UPCAST element.
+int64_t Kernel::shared_memory_bytes() const {
+  if (!reduceop() || !group_for_reduces()) return 0;
+  return reduceop()->dtype().itemsize() *
+         prod_int(full_shape(), axes_of({AxisType::LOCAL, AxisType::GROUP_REDUCE, AxisType::UPCAST}));
 }
 
+// tunebed, not tinygrad: the shared-memory bound holds for the kernel an opt makes. tinygrad
+// estimates it before the opt as amt * upcasts * locals, which leaves out the grouped axes and
+// skips PADTO, so LOCAL:0:16 GROUP:0:16 LOCAL:0:2 PADTO:3:32 UPCAST:0:0 on a 16x32x64 matmul
+// passed with a 64 KiB buffer that NVRTC refuses (48 KiB max). An opt on a kernel that groups
+// or may group runs on a copy, so that a refused opt still leaves the Kernel as it was.
 void Kernel::apply_opt(const Opt& opt, bool append_opt) {
+  const bool groups = opt.op == OptOps::GROUP || opt.op == OptOps::GROUPTOP;
+  if (!reduceop() || !(groups || group_for_reduces())) return apply_opt_unbounded(opt, append_opt);
+  Kernel next = *this;
+  next.apply_opt_unbounded(opt, append_opt);
+  const int64_t smem = next.shared_memory_bytes();
+  check(smem <= opts_.shared_max, "exceeds maximum shared memory size: needs " + std::to_string(smem) +
+                                      " bytes, max " + std::to_string(opts_.shared_max));
+  *this = std::move(next);
+}
+
+void Kernel::apply_opt_unbounded(const Opt& opt, bool append_opt) {
   std::string name(optops_name(opt.op));
   if (dont_use_locals_)
     check(opt.op != OptOps::LOCAL && opt.op != OptOps::GROUP && opt.op != OptOps::GROUPTOP,
@@ -117,7 +129,6 @@ void Kernel::apply_opt(const Opt& opt, bool append_opt) {
             "no longer valid shift: axis " + std::to_string(axis) + " has size " + to_string(size) +
                 ", which amt=" + std::to_string(amt) + " does not divide");
   }
-  check_shared_memory(opt, amt);
 
   switch (opt.op) {
     case OptOps::LOCAL:

@@ -59,6 +59,7 @@ class Kernel {
   std::vector<int> axes_of(std::initializer_list<AxisType> types) const;
   int upcasted() const;                      // UPCAST and UNROLL axes
   int group_for_reduces() const;             // GROUP_REDUCE axes
+  int64_t shared_memory_bytes() const;       // of a grouped reduce's workgroup buffer, else 0
   std::vector<int> upcastable_dims() const;  // GLOBAL/LOCAL/LOOP axes of an int size > 1
   std::vector<int> unrollable_dims() const;  // GROUP_REDUCE/REDUCE axes of an int size > 1
 
@@ -103,7 +104,7 @@ class Kernel {
                 std::optional<int> insert_at = std::nullopt);
   bool simplify_ones();
   void simplify_merge_adjacent();
-  void check_shared_memory(const Opt& opt, int64_t amt) const;
+  void apply_opt_unbounded(const Opt& opt, bool append_opt);  // every rule but shared memory
   void apply_padto(int axis, int64_t amt);
   void apply_thread(int axis, int64_t amt);
   // tc_kernel.cpp: matching a tensor core, applying its splits, and its WMMA in the optimized AST.

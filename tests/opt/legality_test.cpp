@@ -126,6 +126,21 @@ TEST(Legality, GroupWithinTheSharedMemoryLimit) {
                  "exceeds maximum shared memory size: needs 131072 bytes, max 32768");
 }
 
+TEST(Legality, PaddingAGroupedKernelStaysWithinTheSharedMemoryLimit) {
+  // 64 grouped x 4 bytes x 4 upcast x 32 local is the 32768-byte limit; padding the local axis
+  // to 48 needs 49152.
+  expect_refused(test::named("sum_4096x4096"), gpu, "UPCAST:0:4,LOCAL:0:32,GROUPTOP:0:64", "PADTO:1:48",
+                 "exceeds maximum shared memory size: needs 49152 bytes, max 32768");
+}
+
+TEST(Legality, SplittingAGroupedKernelCountsTheGroupInSharedMemory) {
+  // 16 grouped x 4 bytes x 64 local (all of M) = 4096 bytes; upcasting N by 16 needs 65536
+  // bytes, over CUDA's 49152. tinygrad's estimate leaves the group out (16 x 4 x 64 = 4096
+  // bytes) and accepts it.
+  expect_refused(matmul(), cuda, "LOCAL:0:16,GROUP:0:16,LOCAL:0:4", "UPCAST:0:16",
+                 "exceeds maximum shared memory size: needs 65536 bytes, max 49152");
+}
+
 TEST(Legality, NolocalsOnlyBeforeAnyLocal) {
   expect_refused(matmul(), gpu, "LOCAL:0:4", "NOLOCALS", "can't have no locals with locals");
 }

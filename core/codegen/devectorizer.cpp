@@ -89,10 +89,26 @@ UOp reduce_to_acc(ReduceContext& ctx, const UOp& red) {
   return UOp::make(Ops::LOAD, d, {slot, UOp::make(Ops::STORE, dtypes::void_, store_srcs)});
 }
 
+// A REDUCE of a WMMA keeps one vector accumulator, fed back into the WMMA; of a WMMA standing for
+// several (split_wmma), one per WMMA of the tensor core's width: a single accumulator of all
+// their lanes (float32.vec(32) for 8 upcast m16n8k16 WMMAs) is wider than CUDA's vector types.
+UOp split_wmma_reduce(const UOp& red) {
+  const std::vector<UOp> parts = split_wmma(red.src(0));
+  if (parts.size() == 1) return {};
+  std::vector<UOp> lanes;
+  for (const UOp& wmma : parts) {
+    std::vector<UOp> srcs = red.src();
+    srcs[0] = wmma;
+    const UOp one = UOp::make(Ops::REDUCE, wmma.dtype(), srcs, red.arg());
+    for (int64_t j = 0; j < wmma.dtype().count; j++) lanes.push_back(gep(one, {j}));
+  }
+  return vectorize(lanes);
+}
+
 // A REDUCE to n lanes: lane j reduces the j-th block of its input's lanes (CONTRACT puts the
 // reduced lanes innermost).
 UOp no_vectorized_reduce(const UOp& red) {
-  if (red.src(0).op() == Ops::WMMA) return {};  // one vector accumulator, fed back into the WMMA
+  if (red.src(0).op() == Ops::WMMA) return split_wmma_reduce(red);
   const int64_t n = red.dtype().count, k = red.src(0).dtype().count / n;
   std::vector<UOp> lanes;
   for (int64_t j = 0; j < n; j++) {

@@ -63,10 +63,23 @@ std::vector<int64_t> wmma_axes(const UOp& wmma) {
   return axes;
 }
 
-UOp devectorize_wmma(const UOp& wmma) {
+std::vector<UOp> split_wmma(const UOp& wmma) {
   const std::array<int64_t, 3> sizes = wmma_sizes(wmma);
   const int64_t copies = wmma.dtype().count / sizes[2];
-  if (copies <= 1) {
+  if (copies <= 1) return {wmma};
+  std::vector<UOp> parts;
+  for (int64_t i = 0; i < copies; i++) {
+    std::vector<UOp> srcs;
+    for (size_t s = 0; s < 3; s++) srcs.push_back(gep(wmma.src(s), iota(i * sizes[s], sizes[s])));
+    parts.push_back(
+        UOp::make(Ops::WMMA, wmma.dtype().scalar_type().vec(static_cast<int>(sizes[2])), srcs, wmma.arg()));
+  }
+  return parts;
+}
+
+UOp devectorize_wmma(const UOp& wmma) {
+  const std::vector<UOp> parts = split_wmma(wmma);
+  if (parts.size() == 1) {
     // A zero accumulator no add folded into: spelled as lanes, as the renderer writes vectors.
     const UOp& c = wmma.src(2);
     UOp zero = UOp::const_float(c.dtype().scalar_type(), 0.0);
@@ -74,13 +87,8 @@ UOp devectorize_wmma(const UOp& wmma) {
     return wmma.with_src({wmma.src(0), wmma.src(1), broadcast(zero, c.dtype().count)});
   }
   std::vector<UOp> lanes;
-  for (int64_t i = 0; i < copies; i++) {
-    std::vector<UOp> srcs;
-    for (size_t s = 0; s < 3; s++) srcs.push_back(gep(wmma.src(s), iota(i * sizes[s], sizes[s])));
-    UOp one =
-        UOp::make(Ops::WMMA, wmma.dtype().scalar_type().vec(static_cast<int>(sizes[2])), srcs, wmma.arg());
-    for (int64_t j = 0; j < sizes[2]; j++) lanes.push_back(gep(one, {j}));
-  }
+  for (const UOp& one : parts)
+    for (int64_t j = 0; j < one.dtype().count; j++) lanes.push_back(gep(one, {j}));
   return vectorize(lanes);
 }
 

@@ -7,7 +7,8 @@
 //   lowerer    its operands are indexed like any load; the CONTRACTs name kernel axes already
 //   expander   the CONTRACTs make its operands vectors, the UNROLL spreads its result over C's
 //              sub-axes, the REDUCE of it becomes one vector REDUCE
-//   pm_reduce  that REDUCE keeps one vector accumulator, and acc + WMMA(a, b, 0) folds into
+//   pm_reduce  that REDUCE keeps one vector accumulator per WMMA of the tensor core's size (more
+//              upcasts make the expander's WMMA several), and acc + WMMA(a, b, 0) folds into
 //              WMMA(a, b, acc) (wmma_accumulate: tinygrad's "tensor core built in accumulate")
 //   render     a call of a helper function per WMMA name, defined before the kernel
 // Internal to core/codegen.
@@ -32,6 +33,10 @@ struct WmmaArg {
 
 // The kernel axes a WMMA works across: the sub-axes of its operands and result, its reduce axes.
 std::vector<int64_t> wmma_axes(const UOp& wmma);
+
+// A WMMA the expander made n times wider (more upcasts than the tensor core's) as the n WMMAs of
+// the tensor core's size it stands for, in lane order; {wmma} when it is one.
+std::vector<UOp> split_wmma(const UOp& wmma);
 
 // A WMMA as the renderer takes it: one the expander made n times wider (more upcasts than the
 // tensor core's) becomes n WMMAs of the tensor core's size, its lanes concatenated (tinygrad's

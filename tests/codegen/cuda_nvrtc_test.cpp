@@ -59,6 +59,19 @@ TEST(CudaNvrtc, EveryLibraryKernelCompilesWithNoOptsAndHandCodedOpts) {
   EXPECT_GT(with_tc, 0);
 }
 
+// Found by RandomLegalOptsCompile (seed 2575516894984): eight m16n8k16 WMMAs upcast over a whole
+// axis accumulated in one float32.vec(32), which CUDA C has no type for; now eight float4s.
+TEST(CudaNvrtc, AWholeAxisUpcastOverATensorCoreCompiles) {
+  REQUIRE_NVRTC();
+  const auto conv = std::find_if(kernels().begin(), kernels().end(), [](const testing::LibraryKernel& k) {
+    return k.label.starts_with("conv2d:") && k.label.find("dtype=float16#0") != std::string::npos;
+  });
+  ASSERT_NE(conv, kernels().end());
+  Kernel kernel(conv->ast, Renderer::cuda());
+  kernel.apply_opts(parse_opts("TC:4:(-1,2,1),UPCAST:0:0"));
+  EXPECT_EQ(nvrtc_failure(kernel.get_optimized_ast()), "");
+}
+
 TEST(CudaNvrtc, RandomLegalOptsCompile) {
   REQUIRE_NVRTC();
   testing::check_bounded_property(30, [] {

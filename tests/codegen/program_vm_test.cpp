@@ -99,6 +99,25 @@ TEST(ProgramVM, RunsHandWrittenOptsAsTheAstInterpreter) {
   }
 }
 
+// An upcast beyond the tensor core makes the expander's WMMA stand for two; each keeps its own
+// accumulator of the WMMA's width (one of both widths was float32.vec(32) on CUDA, which has no
+// such vector type), and the result is still the plain kernel's.
+TEST(ProgramVM, AnUpcastTensorCoreKeepsOneAccumulatorPerWmma) {
+  const auto lk = std::find_if(kernels().begin(), kernels().end(), [](const testing::LibraryKernel& k) {
+    return k.label.starts_with("matmul:M=16,N=32,K=64,dtype=float32");
+  });
+  ASSERT_NE(lk, kernels().end());
+  const UOp optimized = testing::with_opts(lk->ast, "TC:0:(-1,0,1),UPCAST:0:2");
+  std::vector<std::string> wmmas, accumulators;
+  for (const UOp& u : full_rewrite(optimized, Renderer::cpu(2))) {
+    if (u.op() == Ops::WMMA) wmmas.push_back(to_string(u.dtype()));
+    if (u.op() == Ops::DEFINE_REG) accumulators.push_back(to_string(u.dtype().base()));
+  }
+  ASSERT_EQ(wmmas.size(), 2u);
+  EXPECT_EQ(accumulators, wmmas);
+  EXPECT_EQ(vm_disagreement(lk->ast, optimized, 3), "");
+}
+
 TEST(ProgramVM, AgreesWithTheAstInterpreterUnderRandomLegalOpts) {
   testing::check_bounded_property(30, [] {
     const auto& lk = kernels()[*rc::gen::inRange<size_t>(0, kernels().size())];

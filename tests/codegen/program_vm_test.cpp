@@ -100,8 +100,8 @@ TEST(ProgramVM, RunsHandWrittenOptsAsTheAstInterpreter) {
 }
 
 // An upcast beyond the tensor core makes the expander's WMMA stand for two; each keeps its own
-// accumulator of the WMMA's width (one of both widths was float32.vec(32) on CUDA, which has no
-// such vector type), and the result is still the plain kernel's.
+// accumulator of the WMMA's width, and the result is still the plain kernel's. (One accumulator
+// for all of them was a float32.vec(32) for eight CUDA WMMAs, a type CUDA C lacks.)
 TEST(ProgramVM, AnUpcastTensorCoreKeepsOneAccumulatorPerWmma) {
   const auto lk = std::find_if(kernels().begin(), kernels().end(), [](const testing::LibraryKernel& k) {
     return k.label.starts_with("matmul:M=16,N=32,K=64,dtype=float32");

@@ -4,6 +4,7 @@
 #include "core/ir/range.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace tunebed {
 
@@ -79,7 +80,10 @@ Range compute_range(const UOpNode& n) {
       if (n.arg.is<bool>()) return {n.arg.as_bool(), n.arg.as_bool()};
       return whole(d);
     case Ops::DEFINE_VAR: {
+      // An empty range would reach a division by its bounds (fuzz_ir_parse found IDIV by one).
       const ArgTuple& t = n.arg.as_tuple();
+      if (t.at(1).as_int() > t.at(2).as_int())
+        throw std::invalid_argument("variable " + t.at(0).as_string() + " has min > max");
       return {t.at(1).as_int(), t.at(2).as_int()};
     }
     case Ops::RANGE: return {0, std::max<int64_t>(1, n.src.at(0).vmax()) - 1};

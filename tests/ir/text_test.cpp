@@ -129,6 +129,9 @@ TEST(TextErrors, OtherMistakesNameTheProblem) {
   expect_error("u0 = NOOP void arg=Ops.FOO", 1, 27, "unknown op 'Ops.FOO'");
   // Well formed text that makes no valid node: the message names the op, at the start of its line.
   expect_error("u0 = CONST int32 arg=1\nu1 = DEFINE_VAR int32 arg=\"x\"", 2, 1, "invalid DEFINE_VAR: ");
+  // fuzz_ir_parse: an empty range reached a division by its upper bound 0 in range analysis.
+  expect_error("u0 = DEFINE_VAR int32 arg=(\"n\", 2, 0)\nu1 = IDIV int32 src=(u0, u0)", 1, 1,
+               "invalid DEFINE_VAR: variable n has min > max");
 }
 
 TEST(TextErrors, DeeplyNestedArgsAreRejectedNotRecursedInto) {

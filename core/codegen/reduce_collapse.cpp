@@ -37,9 +37,12 @@ UOp reduce_unparented(const UOp& red) {
   std::vector<UOp> srcs{red.src(0)};
   srcs.insert(srcs.end(), parented.begin(), parented.end());
   UOp ret = red.with_src(srcs);
-  if (op == Ops::ADD)
-    for (const UOp& r : unparented)
-      ret = ret * broadcast(r.src(0).cast(red.dtype().scalar_type()), red.dtype().count);
+  if (op != Ops::ADD || unparented.empty()) return ret;
+  const DType scalar = red.dtype().scalar_type();
+  for (const UOp& r : unparented) ret = ret * broadcast(r.src(0).cast(scalar), red.dtype().count);
+  // The loop's sum starts at +0.0, so n copies of -0.0 sum to +0.0, and n * -0.0 is -0.0; adding
+  // +0.0 changes that and nothing else (fuzz_rewrite: 1 / sin(sum of 0 * b) flipped to -inf).
+  if (scalar.is_float()) ret = ret + broadcast(UOp::const_float(scalar, 0.0), red.dtype().count);
   return ret;
 }
 

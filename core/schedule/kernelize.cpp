@@ -15,7 +15,8 @@ namespace {
 UOp src0(const Match& m) { return m["x"]; }
 
 // A reduce over axes that are all stride 0 in an unmasked view reads one element many times:
-// x.sum over n copies is x*n, x.prod is x**n, x.max is x.
+// x.sum over n copies is x*n (+0.0 for floats: a sum starts at +0.0, so n copies of -0.0 sum to
+// +0.0, where -0.0*n is -0.0), x.prod is x**n, x.max is x.
 UOp simplify_stride0_reduce(const Match& m) {
   const UOp &reduce = m["reduce"], &x = m["x"];
   const ShapeTracker& st = st_of(x);
@@ -36,8 +37,10 @@ UOp simplify_stride0_reduce(const Match& m) {
   for (const auto& [b, e] : keep) shrink.push_back(Arg::tuple({to_arg(b), to_arg(e)}));
   const UOp ret = mop(x, Ops::SHRINK, Arg(std::move(shrink)));
   switch (reduce_op(reduce)) {
-    case Ops::ADD:
-      return ret.alu(Ops::MUL, const_like(ret, const_arg(ret.dtype(), static_cast<double>(n))));
+    case Ops::ADD: {
+      const UOp sum = ret.alu(Ops::MUL, const_like(ret, const_arg(ret.dtype(), static_cast<double>(n))));
+      return ret.dtype().is_float() ? sum.alu(Ops::ADD, const_like(ret, const_arg(ret.dtype(), 0.0))) : sum;
+    }
     case Ops::MUL:
       return ret.alu(Ops::POW, const_like(ret, const_arg(ret.dtype(), static_cast<double>(n))));
     default:

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <cmath>
 #include <fstream>
 #include <random>
 
@@ -220,6 +221,20 @@ TEST(ReduceCollapse, AOneHotGateFoldsWithItsSumOnly) {
 // replaces, summed by brute force (the symbolic evaluator, no codegen). A cast of r to uint32 is
 // compared as unsigned, which UOp::min's negation does not order: that sum keeps its loop (folded,
 // it gave 0 where the loop sums 6, for uint32(r) < 0u ? 0 : 1).
+// A sum over an axis its summand does not read is the summand times the axis's size, plus +0.0:
+// the loop starts at +0.0, so summing -0.0 gives +0.0, where 3 * -0.0 is -0.0 and 1 / that is
+// -inf (fuzz_rewrite's finding, fuzz/corpus/rewrite/regress-sum-of-negative-zeros).
+TEST(ReduceCollapse, ASumOfNegativeZerosIsPositiveZero) {
+  HostBuffer out(dtypes::float32, 4), negative(dtypes::float32, 4);
+  for (int64_t k = 0; k < 4; k++) negative.set_float(k, -1.0 - static_cast<double>(k));
+  const Tensor b = Tensor::from_host(negative, {4});
+  // The MUL keeps the scheduler's stride-0 rule off the reduce, so codegen's loop is left to fold.
+  const UOp ast = only_kernel((b.reshape({4, 1}).expand({4, 3}) * 0.0).sum({1}).reciprocal());
+  EXPECT_EQ(loops(ast), 1);  // the reduce's loop is gone
+  run_program(full_rewrite(ast, Renderer::cpu(1)), {&out, &negative});
+  for (int64_t k = 0; k < 4; k++) EXPECT_EQ(out.get_float(k), INFINITY) << "element " << k;
+}
+
 TEST(ReduceCollapse, EveryFoldEqualsTheLoopItReplaces) {
   const int64_t n = 6;
   const UOp r = UOp::make(Ops::RANGE, dtypes::index, {UOp::index(n)}, Arg(int64_t{9}));

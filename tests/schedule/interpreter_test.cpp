@@ -110,6 +110,15 @@ TEST(AstInterpreter, ReadsThroughMaskedViews) {
   EXPECT_EQ(mismatch(x.shrink({{1, 3}, {2, 5}}).flip({0}).contiguous()), "");
 }
 
+// The scheduler's sum over a stride-0 axis is x * n + 0.0: n copies of -0.0 sum to +0.0, and
+// 1 / that is +inf, as in the reference.
+TEST(AstInterpreter, ASumOfNegativeZerosOverAnExpandIsPositiveZero) {
+  HostBuffer negative(dtypes::float32, 4);
+  for (int64_t k = 0; k < 4; k++) negative.set_float(k, -1.0 - static_cast<double>(k));
+  const Tensor zeros = Tensor::from_host(negative, {4}) * 0.0;
+  EXPECT_EQ(mismatch(zeros.contiguous().reshape({4, 1}).expand({4, 3}).sum({1}).reciprocal()), "");
+}
+
 TEST(AstInterpreter, RejectsAnAstWithoutStores) {
   const UOp g = UOp::make(Ops::DEFINE_GLOBAL, dtypes::float32.ptr_to(4), {}, int64_t{0});
   EXPECT_THROW(run_kernel_ast(UOp::make(Ops::SINK, dtypes::void_, {g}), {}), AstInterpreterError);

@@ -41,7 +41,8 @@ UOp reduce_unparented(const UOp& red) {
   const DType scalar = red.dtype().scalar_type();
   for (const UOp& r : unparented) ret = ret * broadcast(r.src(0).cast(scalar), red.dtype().count);
   // The loop's sum starts at +0.0, so n copies of -0.0 sum to +0.0, and n * -0.0 is -0.0; adding
-  // +0.0 changes that and nothing else (fuzz_rewrite: 1 / sin(sum of 0 * b) flipped to -inf).
+  // +0.0 changes that and nothing else (fuzz_rewrite: 1 / sin(sum of 0 * b) came out with its
+  // infinity's sign flipped).
   if (scalar.is_float()) ret = ret + broadcast(UOp::const_float(scalar, 0.0), red.dtype().count);
   return ret;
 }

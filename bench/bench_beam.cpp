@@ -92,9 +92,9 @@ struct Compared {
   std::vector<double> winner, hand, eigen;
 };
 
-void check(const std::string& what, const HostBuffer& got, const HostBuffer& eigen) {
-  if (Verdict v = compare_output(got, eigen); !v.ok)
-    throw std::runtime_error(what + " and Eigen disagree: " + v.message);
+void check(const std::string& what, const UOp& ast, const KernelData& data, const HostBuffer& got) {
+  if (const std::string off = off_exact(ast, data, got); !off.empty())
+    throw std::runtime_error(what + " is off the exact run: " + off);
 }
 
 Compared compare(const Tuned& t, const Case& c, int rounds) {
@@ -112,8 +112,9 @@ Compared compare(const Tuned& t, const Case& c, int rounds) {
     const double hs = hand.program->run(data.args, {}, hand.dims);
     const double es = seconds([&] { c.eigen(data, out); });
     if (i == 0) {
-      check(t.spec + ": the winner", winner_out, eigen_out);
-      check(t.spec + ": hand-coded", data.device[0]->to_host(), eigen_out);
+      check(t.spec + ": the winner", t.ast, data, winner_out);
+      check(t.spec + ": hand-coded", t.ast, data, data.device[0]->to_host());
+      check(t.spec + ": Eigen", t.ast, data, eigen_out);
     }
     if (i >= 2) cmp.winner.push_back(ws), cmp.hand.push_back(hs), cmp.eigen.push_back(es);
   }

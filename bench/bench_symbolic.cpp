@@ -30,14 +30,30 @@ UOp random_dag(size_t nodes, uint64_t seed) {
     const UOp &a = pool[i], &b = pool[j];
     int64_t c = static_cast<int64_t>(rng() % 16) + 1;
     switch (rng() % 8) {
-      case 0: pool.push_back(a + b); break;
-      case 1: pool.push_back(a - b); break;
-      case 2: pool.push_back(a * c + b); break;
-      case 3: pool.push_back(a / c); break;
-      case 4: pool.push_back(a % c); break;
-      case 5: pool.push_back(a.max(b)); break;
-      case 6: pool.push_back(a.lt(b).where(a, b + c)); break;
-      default: pool.push_back((a + c) * b); break;
+      case 0:
+        pool.push_back(a + b);
+        break;
+      case 1:
+        pool.push_back(a - b);
+        break;
+      case 2:
+        pool.push_back(a * c + b);
+        break;
+      case 3:
+        pool.push_back(a / c);
+        break;
+      case 4:
+        pool.push_back(a % c);
+        break;
+      case 5:
+        pool.push_back(a.max(b));
+        break;
+      case 6:
+        pool.push_back(a.lt(b).where(a, b + c));
+        break;
+      default:
+        pool.push_back((a + c) * b);
+        break;
     }
   }
   std::vector<UOp> roots;

@@ -20,6 +20,7 @@
 #include "core/opt/heuristic.hpp"
 #include "core/opt/kernel.hpp"
 #include "core/runtime/device.hpp"
+#include "core/schedule/ast_interpreter.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/tensor.hpp"
 
@@ -78,6 +79,15 @@ struct KernelData {
   }
   float* f32(int i) { return reinterpret_cast<float*>(host[i].bytes.data()); }
 };
+
+// "" when OUT, AST's output computed on DATA's inputs, is within the derived bounds of the AST
+// interpreter's exact run (core/engine/check.hpp), sampled to about 2^22 iterations so that a
+// 1024^3 matmul takes a second; else why not.
+inline std::string off_exact(const UOp& ast, const KernelData& data, const HostBuffer& out) {
+  const Expected want = expect_kernel_ast(ast, data.host, {}, int64_t{1} << 22).at(0);
+  const Verdict v = check_output(out, want);
+  return v.ok ? "" : v.message;
+}
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using MapMatrix = Eigen::Map<RowMajor>;

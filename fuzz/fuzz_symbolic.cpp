@@ -40,8 +40,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t seed = fdp.ConsumeIntegral<uint64_t>();
   if (auto m = find_mismatch(e, s, 64, 16, seed))
     report("wrong", "simplify changed the value",
-           "input:      " + print_expr(e) + "\nsimplified: " + print_expr(s) + "\nat:         " + m->to_string());
+           "input:      " + print_expr(e) + "\nsimplified: " + print_expr(s) +
+               "\nat:         " + m->to_string());
   UOp again = simplify(s);
-  if (!(again == s)) report("wrong", "simplify is not idempotent", print_expr(s) + "\nsimplifies to " + print_expr(again));
+  if (!(again == s))
+    report("wrong", "simplify is not idempotent", print_expr(s) + "\nsimplifies to " + print_expr(again));
   return 0;
 }

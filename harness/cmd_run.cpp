@@ -26,6 +26,7 @@
 #include "core/tensor/workloads.hpp"
 #include "harness/cli.hpp"
 #include "harness/db_cli.hpp"
+#include "harness/workload_check.hpp"
 
 namespace tunebed::cli {
 namespace {
@@ -100,6 +101,14 @@ int fail_check(const Verdict& v, const std::string& against) {
   return 1;
 }
 
+// "max error E, R of its bound[, N unverified]": how close a passing output came to failing.
+std::string margin(const Verdict& v) {
+  std::string s =
+      "max error " + format_double(v.max_error) + ", " + format_double(v.worst_ratio) + "x its bound";
+  if (v.unverified) s += ", " + std::to_string(v.unverified) + " element(s) unverified";
+  return s;
+}
+
 // ---- workloads ----
 
 Workload load_workload(const std::string& spec, uint64_t seed) {
@@ -154,11 +163,14 @@ int run_compiled(const Workload& w, const po::variables_map& vm, const std::opti
     save(*save_dir, "output", w.output.shape(), out);
   }
   if (vm["check"].as<bool>()) {
-    const Verdict v =
-        compare_output(out, reference::to_host(reference::evaluate(w.output.uop(), w.output.buffers())));
-    if (!v.ok) return fail_check(v, "reference interpreter");
-    std::cout << "check     ok against the reference interpreter (max error " << format_double(v.max_error)
-              << ")\n";
+    // Both oracles: the schedule's exact run (AST interpreter, with error bounds), and the Eigen
+    // reference against that (workload_check.hpp).
+    const WorkloadCheck c = check_workload(w, schedule);
+    if (!c.eigen.ok) return fail_check(c.eigen, "Eigen reference");
+    const Verdict v = check_output(out, c.expected);
+    if (!v.ok) return fail_check(v, "exact run of the AST interpreter");
+    std::cout << "check     ok against the AST interpreter's exact run (" << margin(v)
+              << ") and the Eigen reference (" << margin(c.eigen) << ")\n";
   }
   return 0;
 }
@@ -302,20 +314,19 @@ int run_ast(const po::variables_map& vm, const std::optional<fs::path>& save_dir
     for (size_t i = 0; i < bufs.size(); i++)
       save(*save_dir, "buf" + std::to_string(i), {bufs[i].numel()}, bufs[i]);
   if (vm["check"].as<bool>()) {
-    std::vector<HostBuffer> want = inputs;
-    std::vector<HostBuffer*> want_ptrs;
-    for (HostBuffer& b : want) want_ptrs.push_back(&b);
-    run_kernel_ast(loaded.ast, want_ptrs);
+    const std::vector<Expected> want = expect_kernel_ast(loaded.ast, inputs);
     Verdict worst;
     for (int64_t i : stored_buffers(loaded.ast)) {
-      const Verdict v = compare_output(bufs[static_cast<size_t>(i)], want[static_cast<size_t>(i)]);
-      if (!v.ok)
-        return fail_check({v.ok, v.max_error, "buf" + std::to_string(i) + ": " + v.message},
-                          "AST interpreter");
+      Verdict v = check_output(bufs[static_cast<size_t>(i)], want[static_cast<size_t>(i)]);
+      if (!v.ok) {
+        v.message = "buf" + std::to_string(i) + ": " + v.message;
+        return fail_check(v, "AST interpreter's exact run");
+      }
       worst.max_error = std::max(worst.max_error, v.max_error);
+      worst.worst_ratio = std::max(worst.worst_ratio, v.worst_ratio);
+      worst.unverified += v.unverified;
     }
-    std::cout << "check     ok against the AST interpreter (max error " << format_double(worst.max_error)
-              << ")\n";
+    std::cout << "check     ok against the AST interpreter's exact run (" << margin(worst) << ")\n";
   }
   return 0;
 }
@@ -354,7 +365,8 @@ int run(const std::vector<std::string>& args) {
       "db", po::value<std::string>()->default_value(kDefaultDb),
       "the tuning database --ast HASH is looked up in")(
       "device", po::value<std::string>()->default_value("cpu"), "the device to run on")(
-      "opts", po::value<std::string>(), "opts for every kernel (\"none\": no opts; default: TC where it fits, else hand-coded)")(
+      "opts", po::value<std::string>(),
+      "opts for every kernel (\"none\": no opts; default: TC where it fits, else hand-coded)")(
       "tinygrad-opts", po::bool_switch(), "with --ast: apply the opts tinygrad recorded for the kernel")(
       "check", po::bool_switch(), "compare with the reference (workloads) or AST interpreter (--ast)")(
       "debug", po::value<int>()->default_value(0), "2: list the kernels; 4: print their source")(

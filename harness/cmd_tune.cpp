@@ -216,11 +216,16 @@ void print_summary(const std::vector<Outcome>& outcomes, std::ostream& out) {
   for (const Outcome& o : outcomes) {
     const search::TuneResult* r = o.result ? &*o.result : nullptr;
     Cell hand = r && r->hand_coded_s ? Cell{*r->hand_coded_s * 1e6} : Cell{};
-    Cell tuned = r && !r->interrupted ? Cell{r->median_s * 1e6} : Cell{};
+    Cell tuned = r && !r->interrupted && r->not_tuned.empty() ? Cell{r->median_s * 1e6} : Cell{};
     Cell speedup = r && r->hand_coded_s && !r->interrupted && r->median_s > 0
                        ? Cell{*r->hand_coded_s / r->median_s}
                        : Cell{};
-    std::string state = !r ? "failed" : r->interrupted ? "stopped" : r->cache_hit ? "hit" : "-";
+    std::string state = !r                      ? "failed"
+                        : !r->not_tuned.empty() ? "wrong"
+                        : r->interrupted        ? "stopped"
+                        : r->cache_hit          ? "hit"
+                        : !r->demoted.empty()   ? "demoted"
+                                                : "-";
     t.add_row({o.hash, o.shape, hand, tuned, speedup, state, r && !r->opts.empty() ? r->opts : "none"});
   }
   write_table(t, Format::table, Verbosity::normal, out);
@@ -318,12 +323,22 @@ int run(const std::vector<std::string>& args) {
       search::KernelTarget target(k.ast, k.source, device);
       search::TuneTarget& t = target.target();
       t.baseline = t.parse(target.hand_coded_opts());
+      t.oracle = k.oracle;
+      t.oracle_error = k.oracle_error;
       outcome.shape = t.kernel.shape;
       auto strategy = make_strategy(*k.options.strategy, batch.seed, *k.options.width);
       options.budget = {*k.options.budget, *k.options.seconds};
       options.on_event = [&](const search::TuneEvent& e) { progress->event(slot, e); };
       outcome.result = search::tune(t, *strategy, pool, db, options);
       interrupted = outcome.result->interrupted;
+      if (!outcome.result->not_tuned.empty()) {
+        failed++;
+        std::cerr << "error: " << k.origin << ": kernel " << k.hash
+                  << " not tuned: " << outcome.result->not_tuned << "\n";
+      }
+      if (!outcome.result->demoted.empty())
+        std::cerr << "warning: kernel " << k.hash << ": the stored winner was demoted ("
+                  << outcome.result->demoted << ") and the kernel tuned again\n";
     } catch (const std::exception& e) {
       // One kernel that cannot be tuned (its reference fails, codegen rejects it) does not stop
       // the batch; it is reported and the exit code says so.

@@ -145,19 +145,11 @@ struct KernelCheck {
   UOp ast;
   std::vector<Variant> vs;
   std::vector<bool> settled_before;  // by an earlier process for this kernel
-  int64_t work = 0;                  // iterations of its full shape (symbolic sizes at their maximum)
-  // Past the interpreter's budget the no-opts variant is the reference: a later process of the
-  // kernel compiles and runs it again even though an earlier one settled it. Its program may
-  // still be past the run limit, and then there is no reference.
-  bool compiled_reference = false;
   bool open(size_t i) const { return (i >= settled_before.size() || !settled_before[i]) && vs[i].kernel; }
   bool any_open() const {
     for (size_t i = 0; i < vs.size(); i++)
       if (open(i)) return true;
     return false;
-  }
-  bool wanted(size_t i) const {
-    return open(i) || (i == 0 && compiled_reference && vs[0].kernel && any_open());
   }
 };
 
@@ -223,9 +215,9 @@ std::vector<HostBuffer> run_compiled(Device& device, const Variant& v,
 }
 
 // Every buffer, inputs included: a kernel that scribbles on an input is wrong too.
-std::string compare_all(const std::vector<HostBuffer>& out, const std::vector<HostBuffer>& ref) {
-  for (size_t i = 0; i < ref.size(); i++) {
-    const Verdict v = compare_output(out[i], ref[i]);
+std::string check_all(const std::vector<HostBuffer>& out, const std::vector<Expected>& want) {
+  for (size_t i = 0; i < want.size(); i++) {
+    const Verdict v = check_output(out[i], want[i]);
     if (!v.ok) return "buffer " + std::to_string(i) + ": " + v.message;
   }
   return "";
@@ -240,7 +232,7 @@ class BatchChecker {
     std::vector<Slot> all;
     for (KernelCheck& kc : batch)
       for (size_t i = 0; i < kc.vs.size(); i++)
-        if (kc.wanted(i)) all.push_back({&kc, i});
+        if (kc.open(i)) all.push_back({&kc, i});
     device_ = open_device("cpu");
     if (!all.empty()) compile(all);
     for (KernelCheck& kc : batch) execute(kc);
@@ -286,17 +278,13 @@ class BatchChecker {
       return;
     }
     announce();
-    kc.work = 1;
-    for (const sint& d : kc.vs[0].kernel ? kc.vs[0].kernel->full_shape() : SymShape{})
-      kc.work = saturating_mul(kc.work, std::max<int64_t>(d.vmax(), 1));
-    kc.compiled_reference = kc.work > options_.interpreter_limit;
     const bool first_process = kc.settled_before.empty();
     std::map<std::string, size_t> rendered;  // source -> the first variant that renders to it
     for (size_t i = 0; i < kc.vs.size(); i++) {
       Variant& v = kc.vs[i];
       if (v.result.outcome == Outcome::illegal && (first_process || !kc.settled_before[i]))
         settle(kc, i, Outcome::illegal, v.result.message);
-      if (!kc.wanted(i)) continue;
+      if (!kc.open(i)) continue;
       begin(kc, static_cast<int>(i));
       try {
         v.spec = get_program(v.kernel->get_optimized_ast(), Renderer::cpu(kCores));
@@ -348,9 +336,8 @@ class BatchChecker {
     for (const auto& part : parts) compile(part);
   }
 
-  // The interpreter's result on seeded inputs, then every compiled variant against it. A kernel
-  // past the interpreter's budget (it runs ~1 µs per iteration) is checked against its no-opts
-  // compiled variant instead, which is then itself `unchecked`.
+  // The interpreter's exact run on seeded inputs (sampled past its budget: it runs ~1 µs per
+  // iteration), then every compiled variant against it.
   void execute(KernelCheck& kc) {
     for (size_t i = 0; i < kc.vs.size(); i++)
       if (kc.open(i) && kc.vs[i].work > options_.run_limit)
@@ -359,46 +346,25 @@ class BatchChecker {
             "compiled, not run: " + std::to_string(kc.vs[i].work) + " loop iterations, past the run limit");
     if (kc.any_open()) {
       const std::vector<HostBuffer> inputs = seeded_inputs(kc.ast, kernel_seed(*kc.corpus, options_.seed));
-      std::vector<HostBuffer> ref = inputs;
+      std::vector<Expected> want;
       std::string refused;  // why there is no reference, when there is none
-      Outcome without_reference = Outcome::unsupported;
-      const bool interpret = kc.work <= options_.interpreter_limit;
-      if (interpret) {
-        begin(kc, kReference);
-        try {
-          std::vector<HostBuffer*> ptrs;
-          for (HostBuffer& b : ref) ptrs.push_back(&b);
-          run_kernel_ast(kc.ast, ptrs);
-        } catch (const std::exception& e) {
-          refused = std::string("AST interpreter: ") + e.what();
-        }
-      } else if (kc.vs[0].work > options_.run_limit) {
-        refused = "too big for the AST interpreter, and the no-opts variant is past the run limit";
-        without_reference = Outcome::unchecked;
-      } else if (!kc.vs[0].program) {
-        refused = "too big for the AST interpreter, and the no-opts variant did not compile";
-      } else {
-        begin(kc, 0);
-        try {
-          ref = run_compiled(*device_, kc.vs[0], inputs);
-          settle(kc, 0, Outcome::unchecked,
-                 std::to_string(kc.work) +
-                     " iterations: past the AST interpreter's budget, the reference of the rest");
-        } catch (const std::exception& e) {
-          settle(kc, 0, Outcome::crash, std::string("run threw: ") + e.what());
-          refused = "too big for the AST interpreter, and the no-opts variant did not run";
-        }
+      begin(kc, kReference);
+      try {
+        want = expect_kernel_ast(kc.ast, inputs, {}, options_.interpreter_limit);
+      } catch (const std::exception& e) {
+        refused = std::string("AST interpreter: ") + e.what();
       }
+      // Without a reference a variant still runs: a crash or a hang is a finding all the same.
       for (size_t i = 0; i < kc.vs.size(); i++) {
         if (!kc.open(i)) continue;
-        if (!refused.empty()) {
-          settle(kc, i, without_reference, refused);
-          continue;
-        }
         begin(kc, static_cast<int>(i));
         try {
-          const std::string diff = compare_all(run_compiled(*device_, kc.vs[i], inputs), ref);
-          settle(kc, i, diff.empty() ? Outcome::ok : Outcome::wrong, diff);
+          const std::vector<HostBuffer> out = run_compiled(*device_, kc.vs[i], inputs);
+          const std::string diff = refused.empty() ? check_all(out, want) : "";
+          if (!refused.empty())
+            settle(kc, i, Outcome::unsupported, refused);
+          else
+            settle(kc, i, diff.empty() ? Outcome::ok : Outcome::wrong, diff);
         } catch (const std::exception& e) {
           settle(kc, i, Outcome::crash, std::string("run threw: ") + e.what());
         }
@@ -509,7 +475,7 @@ void handle_line(const std::string& line, Child& c, std::vector<KernelState>& st
 
 // The process ended (HOW says how) in the middle of its step: the step takes the blame, the
 // variant it was in, or every open variant of the kernel when it was in the interpreter or
-// between steps, or when the no-opts reference it was running again died.
+// between steps.
 void blame(const Child& c, std::vector<KernelState>& states, Outcome outcome, const std::string& how) {
   size_t kernel = c.kernels.front();
   int variant = kReference;
@@ -526,16 +492,6 @@ void blame(const Child& c, std::vector<KernelState>& states, Outcome outcome, co
   if (s.results.empty()) {  // it died before naming the kernel's variants
     s.results.push_back({OptsKind::none, "", outcome, how});
     s.settled.push_back(true);
-    return;
-  }
-  if (variant != kReference && s.settled.at(static_cast<size_t>(variant))) {
-    // A settled variant runs again only as the no-opts reference: without it nothing can be checked.
-    for (size_t i = 0; i < s.results.size(); i++)
-      if (!s.settled[i]) {
-        s.results[i].outcome = Outcome::unsupported;
-        s.results[i].message = "no reference: the no-opts run ended: " + how;
-        s.settled[i] = true;
-      }
     return;
   }
   for (size_t i = 0; i < s.results.size(); i++) {

@@ -65,8 +65,8 @@ struct CheckOptions {
   double timeout_s = 60;  // a step silent this long (a compile: per 4 variants) is killed
   int jobs = 1;           // checking processes at once
   int batch = 16;         // kernels per process, their variants compiled as one unit
-  // A kernel of more iterations than this is checked against its no-opts variant, not the
-  // interpreter (~1 µs an iteration), and that variant is `unchecked`.
+  // A kernel of more iterations than this is checked on a sample of its output elements: the
+  // interpreter's exact run (~1 µs an iteration) computes every k-th, k odd, to stay near it.
   int64_t interpreter_limit = int64_t{1} << 22;
   // A kernel of more iterations than this (tinygrad's arange-style kernels reach 10^12) is
   // compiled but not run: its variants are `unchecked`.

@@ -12,6 +12,7 @@
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/workloads.hpp"
 #include "harness/cli.hpp"
+#include "harness/workload_check.hpp"
 
 namespace tunebed::cli {
 namespace {
@@ -65,7 +66,7 @@ class Expander {
 
   void add(const UOp& ast, std::string source) {
     UOp plain = strip_info(ast);
-    out_.push_back({plain, kernel_hash(plain), std::move(source), origin_, options_});
+    out_.push_back({plain, kernel_hash(plain), std::move(source), origin_, options_, "ast-interpreter", ""});
   }
 
   void workload(const std::string& spec) {
@@ -76,8 +77,14 @@ class Expander {
         fail(e.what());
       }
     }();
-    for (const ScheduleItem& item : create_schedule({w.output.uop()}).items)
-      if (!item.is_copy()) add(item.ast, w.spec);
+    const Schedule schedule = create_schedule({w.output.uop()});
+    const WorkloadCheck check = check_workload(w, schedule);
+    for (const ScheduleItem& item : schedule.items) {
+      if (item.is_copy()) continue;
+      add(item.ast, w.spec);
+      out_.back().oracle = "ast-interpreter+eigen";
+      out_.back().oracle_error = check.eigen.ok ? "" : check.eigen.message;
+    }
   }
 
   UOp parse(const std::string& text, const std::string& what) const {

@@ -35,6 +35,11 @@ struct BatchKernel {
   std::string source;    // the workload spec, AST file or corpus line it came from
   std::string origin;    // the manifest line ("FILE:LINE") or the command line ("argument 2")
   EntryOptions options;  // all four set
+  // The oracle the kernel is checked against (search::TuneTarget::oracle): a workload's kernels
+  // also have their schedule checked against the Eigen reference (workload_check.hpp), and
+  // ORACLE_ERROR says why that failed.
+  std::string oracle = "ast-interpreter";
+  std::string oracle_error;
 };
 
 // The stored AST text and source of a kernel hash, for `kernel HASH` entries; nullopt if unknown.

@@ -131,6 +131,28 @@ std::vector<std::string> TuningDb::quarantined_opts(int64_t kernel_id, int64_t d
   return out;
 }
 
+std::optional<KernelCheck> TuningDb::kernel_check(int64_t kernel_id, int64_t device_id) {
+  Statement st = db_.prepare(R"sql(
+      SELECT oracle, status, max_error, worst_ratio, unverified, message, checked_at
+      FROM kernel_checks WHERE kernel_id = ? AND device_id = ?)sql");
+  if (!st.bind_all(kernel_id, device_id).step()) return std::nullopt;
+  return KernelCheck{kernel_id,
+                     device_id,
+                     st.column_text(0),
+                     st.column_text(1),
+                     st.column_opt<double>(2),
+                     st.column_opt<double>(3),
+                     st.column_int(4),
+                     st.column_text(5),
+                     st.column_text(6)};
+}
+
+std::optional<std::string> TuningDb::demotion_reason(int64_t candidate_id) {
+  Statement st = db_.prepare("SELECT reason FROM demotions WHERE candidate_id = ?");
+  if (!st.bind_all(candidate_id).step()) return std::nullopt;
+  return st.column_text(0);
+}
+
 std::optional<BestEntry> TuningDb::cached_best(int64_t kernel_id, int64_t device_id,
                                                std::string_view action_space_version) {
   Statement st = db_.prepare(R"sql(

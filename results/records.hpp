@@ -88,6 +88,16 @@ struct RetimedCandidate {
 };
 
 // The stored winner for one (kernel, device, action-space version): the tuning cache entry.
+// The independent check of a kernel on a device (search/tune.hpp, step 2).
+struct KernelCheck {
+  int64_t kernel_id = 0, device_id = 0;
+  std::string oracle;  // "ast-interpreter", or "ast-interpreter+eigen" for a workload's kernel
+  std::string status;  // "ok", "wrong" (the unoptimized kernel disagrees), "failed" (it did not run)
+  std::optional<double> max_error, worst_ratio;
+  int64_t unverified = 0;
+  std::string message, checked_at;
+};
+
 struct BestEntry {
   int64_t candidate_id = 0;
   std::string run_uuid, opts, source_hash, created_at;

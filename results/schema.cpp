@@ -178,14 +178,37 @@ CREATE TABLE findings (
 );
 )sql";
 
+// Version 5: the independent check of each kernel on each device (search/tune.hpp, step 2): its
+// unoptimized kernel against the AST interpreter's exact run, and that against the Eigen reference
+// where the kernel came from a workload. And winners demoted because re-verification found them
+// wrong: they leave `best`, with the reason kept here.
+constexpr std::string_view kChecks = R"sql(
+CREATE TABLE kernel_checks (
+  kernel_id   INTEGER NOT NULL REFERENCES kernels(id),
+  device_id   INTEGER NOT NULL REFERENCES devices(id),
+  oracle      TEXT NOT NULL,
+  status      TEXT NOT NULL CHECK (status IN ('ok', 'wrong', 'failed')),
+  max_error   REAL,
+  worst_ratio REAL,
+  unverified  INTEGER NOT NULL DEFAULT 0,
+  message     TEXT NOT NULL DEFAULT '',
+  checked_at  TEXT NOT NULL,
+  PRIMARY KEY (kernel_id, device_id)
+) WITHOUT ROWID;
+
+CREATE TABLE demotions (
+  candidate_id INTEGER PRIMARY KEY REFERENCES candidates(id) ON DELETE CASCADE,
+  reason       TEXT NOT NULL,
+  demoted_at   TEXT NOT NULL
+);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
-      {1, "tables", kTables},
-      {2, "run-uuid-and-provenance", kRunIdentity},
-      {3, "views", kViews},
-      {4, "fuzz-findings", kFindings},
+      {1, "tables", kTables},          {2, "run-uuid-and-provenance", kRunIdentity}, {3, "views", kViews},
+      {4, "fuzz-findings", kFindings}, {5, "kernel-checks-and-demotions", kChecks},
   };
   return list;
 }

@@ -75,6 +75,12 @@ class TuningDb {
   // --- queries (queries.cpp) ---
   bool is_quarantined(int64_t kernel_id, int64_t device_id, std::string_view opts);
   std::vector<std::string> quarantined_opts(int64_t kernel_id, int64_t device_id);
+  // The independent check of KERNEL on DEVICE: replaces the last one.
+  void record_check(const KernelCheck& check);
+  std::optional<KernelCheck> kernel_check(int64_t kernel_id, int64_t device_id);
+  // A stored winner that re-verification found wrong leaves `best`; REASON is kept.
+  void demote(int64_t candidate_id, std::string_view reason);
+  std::optional<std::string> demotion_reason(int64_t candidate_id);
   std::optional<BestEntry> cached_best(int64_t kernel_id, int64_t device_id,
                                        std::string_view action_space_version);
   std::vector<CommittedCandidate> candidates_of_run(int64_t run_id);

@@ -136,4 +136,28 @@ void TuningDb::quarantine(int64_t kernel_id, int64_t device_id, std::string_view
       .run();
 }
 
+void TuningDb::record_check(const KernelCheck& c) {
+  db_.prepare(R"sql(
+      INSERT INTO kernel_checks (kernel_id, device_id, oracle, status, max_error, worst_ratio, unverified,
+                                 message, checked_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (kernel_id, device_id) DO UPDATE SET oracle = excluded.oracle, status = excluded.status,
+        max_error = excluded.max_error, worst_ratio = excluded.worst_ratio, unverified = excluded.unverified,
+        message = excluded.message, checked_at = excluded.checked_at)sql")
+      .bind_all(c.kernel_id, c.device_id, c.oracle, c.status, c.max_error, c.worst_ratio, c.unverified,
+                c.message, utc_now())
+      .run();
+}
+
+void TuningDb::demote(int64_t candidate_id, std::string_view reason) {
+  Transaction tx(db_);
+  db_.prepare("DELETE FROM best WHERE candidate_id = ?").bind_all(candidate_id).run();
+  db_.prepare(R"sql(
+      INSERT INTO demotions (candidate_id, reason, demoted_at) VALUES (?, ?, ?)
+      ON CONFLICT (candidate_id) DO UPDATE SET reason = excluded.reason, demoted_at = excluded.demoted_at)sql")
+      .bind_all(candidate_id, reason, utc_now())
+      .run();
+  tx.commit();
+}
+
 }  // namespace tunebed::results

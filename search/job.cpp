@@ -90,11 +90,14 @@ static void put(WireWriter& w, const HostBuffer& b) {
   w.u8(static_cast<uint8_t>(b.dtype.scalar));
   w.blob(b.bytes);
 }
-static HostBuffer get_buffer(WireReader& r) {
-  HostBuffer b;
+static Scalar get_scalar(WireReader& r) {
   uint8_t s = r.u8("buffer dtype");
   if (s >= kNumScalars) throw std::runtime_error("bad buffer dtype " + std::to_string(s));
-  b.dtype = DType(static_cast<Scalar>(s));
+  return static_cast<Scalar>(s);
+}
+static HostBuffer get_buffer(WireReader& r) {
+  HostBuffer b;
+  b.dtype = DType(get_scalar(r));
   b.bytes = r.blob("buffer bytes");
   return b;
 }
@@ -144,8 +147,12 @@ std::vector<std::byte> encode(const Job& job) {
   put(w, job.kernel);
   put(w, job.vars, job.buffers);
   w.i64(job.output);
-  w.u8(job.reference.has_value());
-  if (job.reference) put(w, *job.reference);
+  w.u8(job.expected.has_value());
+  if (job.expected) {
+    put(w, job.expected->value);
+    w.u8(static_cast<uint8_t>(job.expected->dtype.scalar));
+    put_samples(w, job.expected->bound);
+  }
   w.u8(job.return_output);
   w.i64(job.timing.warmup);
   w.i64(job.timing.runs);
@@ -161,7 +168,12 @@ Job decode_job(WireReader& r) {
   job.kernel = get_kernel(r);
   get_args(r, job.vars, job.buffers);
   job.output = static_cast<int>(r.i64("output index"));
-  if (r.u8("has reference")) job.reference = get_buffer(r);
+  if (r.u8("has expected")) {
+    Expected& e = job.expected.emplace();
+    e.value = get_buffer(r);
+    e.dtype = DType(get_scalar(r));
+    e.bound = get_samples(r);
+  }
   job.return_output = r.u8("return output");
   job.timing.warmup = static_cast<int>(r.i64("warmup"));
   job.timing.runs = static_cast<int>(r.i64("runs"));

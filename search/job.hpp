@@ -3,10 +3,10 @@
 // A Job is everything needed to try one candidate without the parent's help: the device spec,
 // the rendered source and its entry point, the launch, every buffer's initial contents as a
 // HostBuffer (the output's contents are ignored: the worker poisons it with NaN, so an element
-// the kernel never writes shows up as wrong), which buffer is the output, the reference output
-// to verify against, and the timing parameters. A job without a reference is not verified and
-// can return its output instead: that is how the reference itself is computed, in a worker, by
-// the unoptimized kernel.
+// the kernel never writes shows up as wrong), which buffer is the output, what a correct output
+// is (exact values with error bounds, from the AST interpreter: core/engine/check.hpp), and the
+// timing parameters. A job without an expectation is not verified and can return its output
+// instead: that is how the unoptimized kernel's output is read for the independent check.
 //
 // A RetimeJob re-times several already verified candidates on the same buffers, interleaved
 // (measure.hpp's interleaved_retime), inside one worker so that they share one clock.
@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/ir/error_bound.hpp"
 #include "core/ir/host_buffer.hpp"
 #include "core/runtime/device.hpp"
 #include "results/records.hpp"
@@ -44,7 +45,7 @@ struct Job {
   std::vector<int32_t> vars;
   std::vector<HostBuffer> buffers;  // every buffer, in argument order
   int output = 0;                   // index into buffers
-  std::optional<HostBuffer> reference;
+  std::optional<Expected> expected;
   bool return_output = false;
   TimingParams timing;
 };

@@ -5,6 +5,7 @@
 #include "core/opt/cost.hpp"
 #include "core/opt/heuristic.hpp"
 #include "core/opt/kernel.hpp"
+#include "core/schedule/ast_interpreter.hpp"
 
 namespace tunebed::search {
 
@@ -44,14 +45,19 @@ KernelTarget::KernelTarget(const UOp& ast, const std::string& source, const std:
   for (const DType& g : plain.globals) target_.buffers.emplace_back(g.base(), g.size);
   // A symbolic kernel is tuned at its variables' largest values, as tinygrad's BEAM does: the
   // buffers are sized for them, and that is the case worth being fast for.
-  for (const UOp& v : plain.vars) target_.vars.push_back(static_cast<int32_t>(v.vmax()));
+  VarVals at_max;
+  for (const UOp& v : plain.vars) {
+    target_.vars.push_back(static_cast<int32_t>(v.vmax()));
+    at_max[v.arg().as_tuple().at(0).as_string()] = v.vmax();
+  }
   target_.output = 0;
+  target_.expect = [this, at_max](const std::vector<HostBuffer>& bufs) {
+    return expect_kernel_ast(ast_, bufs, at_max).at(static_cast<size_t>(target_.output));
+  };
 }
 
 KernelTarget::~KernelTarget() = default;
 
-std::string KernelTarget::hand_coded_opts() const {
-  return to_string(hand_coded_optimizations(*root_));
-}
+std::string KernelTarget::hand_coded_opts() const { return to_string(hand_coded_optimizations(*root_)); }
 
 }  // namespace tunebed::search

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/engine/check.hpp"
 #include "core/ir/hash.hpp"
 #include "results/candidate_writer.hpp"
 
@@ -177,17 +178,36 @@ Job prototype(const TuneTarget& target, const TuneOptions& options) {
   return job;
 }
 
-HostBuffer reference_output(TuneTarget& target, WorkerPool& pool, Job job) {
+// Step 1: the unoptimized kernel against the target's oracle. Sets proto.expected for the
+// candidates; the returned check says whether the root agreed.
+results::KernelCheck check_root(TuneTarget& target, WorkerPool& pool, Job& proto, int64_t kernel_id,
+                                int64_t device_id) {
+  results::KernelCheck check{.kernel_id = kernel_id, .device_id = device_id, .oracle = target.oracle};
+  proto.expected = target.expect(proto.buffers);
+  if (!target.oracle_error.empty()) {
+    check.status = "wrong";
+    check.message = target.oracle_error;
+    return check;
+  }
+  Job job = proto;
+  job.expected.reset();  // checked here, so that the verdict keeps its numbers
   job.kernel = target.render(Path{});
   job.return_output = true;
   job.timing.warmup = 0;
   job.timing.runs = 0;
-  JobResult r = pool.run({job})[0];
-  if (r.status != CandidateStatus::ok || !r.output)
-    throw std::runtime_error("the unoptimized kernel " + target.kernel.hash + " failed (" +
-                             std::string(results::to_string(r.status)) +
-                             "), so there is no reference: " + r.message);
-  return *r.output;
+  const JobResult r = pool.run({job})[0];
+  if (r.status != CandidateStatus::ok || !r.output) {
+    check.status = "failed";
+    check.message = "the unoptimized kernel " + std::string(results::to_string(r.status)) + ": " + r.message;
+    return check;
+  }
+  const Verdict v = check_output(*r.output, *proto.expected);
+  check.status = v.ok ? "ok" : "wrong";
+  check.max_error = v.max_error;
+  check.worst_ratio = v.worst_ratio;
+  check.unverified = v.unverified;
+  if (!v.ok) check.message = "the unoptimized kernel disagrees with the " + target.oracle + ": " + v.message;
+  return check;
 }
 
 // The states, already verified, re-timed interleaved in one worker; nullopt if that failed.
@@ -206,10 +226,10 @@ std::optional<Retimed> retime(TuneTarget& target, WorkerPool& pool, const Job& p
 }
 
 // The stored winner, run and verified again (and timed against the baseline, when there is one);
-// nullopt when it is not there or no longer right.
+// nullopt when it is not there or no longer right: then it is demoted and DEMOTED says why.
 std::optional<TuneResult> cache_hit(TuneTarget& target, WorkerPool& pool, results::TuningDb& db,
                                     const Job& proto, const TuneOptions& options, int64_t kernel_id,
-                                    int64_t device_id) {
+                                    int64_t device_id, std::string& demoted) {
   std::optional<results::BestEntry> best = db.cached_best(kernel_id, device_id, target.action_space_version);
   if (!best) return std::nullopt;
   std::optional<Path> path = target.parse(best->opts);
@@ -230,7 +250,11 @@ std::optional<TuneResult> cache_hit(TuneTarget& target, WorkerPool& pool, result
     jobs.push_back(std::move(job));
   }
   std::vector<JobResult> r = pool.run(jobs);
-  if (r[0].status != CandidateStatus::ok) return std::nullopt;
+  if (r[0].status != CandidateStatus::ok) {
+    demoted = "re-verification: " + std::string(results::to_string(r[0].status)) + ": " + r[0].message;
+    db.demote(best->candidate_id, demoted);
+    return std::nullopt;
+  }
   TuneResult hit;
   hit.cache_hit = true;
   hit.opts = best->opts;
@@ -338,7 +362,14 @@ TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, result
   const int64_t device_id = db.upsert_device(fingerprint_of(options.device));
   const int64_t kernel_id = db.upsert_kernel(target.kernel);
   Job proto = prototype(target, options);
-  proto.reference = reference_output(target, pool, proto);
+  const results::KernelCheck check = check_root(target, pool, proto, kernel_id, device_id);
+  db.record_check(check);
+  if (check.status != "ok") {
+    TuneResult refused;
+    refused.not_tuned = check.message;
+    emit(TuneEvent::Kind::kernel_done, &refused);
+    return refused;
+  }
 
   std::optional<int64_t> run_id = options.run_id ? options.run_id : options.resume_run;
   std::map<std::string, Known> committed;
@@ -354,8 +385,10 @@ TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, result
                              c.status == CandidateStatus::ok && c.median_us ? *c.median_us * 1e-6 : INFINITY};
   }
 
+  std::string demoted;
   if (!options.retune && !options.resume_run && committed.empty())
-    if (std::optional<TuneResult> hit = cache_hit(target, pool, db, proto, options, kernel_id, device_id)) {
+    if (std::optional<TuneResult> hit =
+            cache_hit(target, pool, db, proto, options, kernel_id, device_id, demoted)) {
       emit(TuneEvent::Kind::kernel_done, &*hit);
       return *hit;
     }
@@ -375,6 +408,7 @@ TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, result
   }
 
   TuneResult result;
+  result.demoted = demoted;
   try {
     search_in_run(target, strategy, pool, db, proto, options, *run_id, kernel_id, device_id,
                   std::move(committed), result);

@@ -1,10 +1,17 @@
 // The tuning driver: one kernel, one device, one strategy, every candidate recorded.
 //
-//   1. cache    the tuning database's winner for (kernel hash, device fingerprint, action-space
-//               version) is re-verified in a worker and reused, unless `retune` (a winner that
-//               fails re-verification is stale: the kernel is tuned again);
-//   2. reference the unoptimized kernel (the root state) runs in a worker on inputs drawn from
-//               `input_seed`; its output is what every candidate is verified against;
+//   1. check    the independent check, once per call: TuneTarget::expect computes what a correct
+//               output is on inputs drawn from `input_seed` (exact values with error bounds, from
+//               the AST interpreter for real kernels: core/engine/check.hpp), and the unoptimized
+//               kernel (the root state), run in a worker, must match it. The outcome is recorded
+//               on the kernel (TuningDb::record_check). A kernel whose root is wrong, or whose
+//               oracle the caller found at odds with a second one (TuneTarget::oracle_error: the
+//               Eigen reference, for a workload's kernel), is not tuned: TuneResult::not_tuned
+//               says why. Every candidate is then verified against the same expectation;
+//   2. cache    the tuning database's winner for (kernel hash, device fingerprint, action-space
+//               version) is re-verified in a worker and reused, unless `retune`. A winner that
+//               fails re-verification is demoted (TuningDb::demote, with the reason) and the
+//               kernel is tuned again;
 //   3. search   the strategy proposes states; each batch is rendered, compiled in parallel and
 //               measured one at a time by the worker pool, and every result goes to the
 //               database through a CandidateWriter. Quarantined opts (crashed or hung before on
@@ -59,6 +66,12 @@ struct TuneTarget {
   // The state a stored opts string names, for re-verifying a cached winner; nullopt when the
   // opts are not in this space any more.
   std::function<std::optional<Path>(const std::string& opts)> parse;
+  // Step 1's oracle: what a correct run leaves in `output` when started from BUFFERS, by code that
+  // shares nothing with `render` (kernel_target.hpp: the AST interpreter's exact run). ORACLE
+  // names it as the database records it.
+  std::function<Expected(const std::vector<HostBuffer>& buffers)> expect;
+  std::string oracle = "ast-interpreter";
+  std::string oracle_error;         // the caller's check of the oracle against a second one failed: why
   std::vector<HostBuffer> buffers;  // dtypes and sizes; contents are drawn from input_seed
   int output = 0;
   std::vector<int32_t> vars;
@@ -114,11 +127,13 @@ struct TuneResult {
   int64_t measured = 0;                // candidates run in workers by this call
   int64_t reused = 0;                  // committed candidates of a resumed run, answered from the database
   int64_t skipped_quarantined = 0;
+  std::string not_tuned;  // step 1 failed: why (the kernel was not tuned; no run was begun)
+  std::string demoted;    // the stored winner failed re-verification and was demoted: why
 };
 
-// Throws results::DbError for database trouble and std::runtime_error when the reference (the
-// unoptimized kernel) itself fails: then there is nothing to verify against. A run tune() owns
-// is then marked failed; the caller's run (run_id) is left for the caller to finish.
+// Throws results::DbError for database trouble, and whatever TuneTarget::expect throws (an AST
+// the interpreter cannot run). A run tune() owns is marked failed when the search throws; the
+// caller's run (run_id) is left for the caller to finish.
 TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, results::TuningDb& db,
                 const TuneOptions& options);
 

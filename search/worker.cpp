@@ -73,8 +73,8 @@ JobResult run_and_verify(Program& program, Device& device, const Job& job) {
   JobResult r;
   program.run(args.bufs, job.vars, job.kernel.dims);
   HostBuffer out = args.bufs[job.output]->to_host();
-  if (job.reference) {
-    Verdict v = compare_output(out, *job.reference);
+  if (job.expected) {
+    Verdict v = check_output(out, *job.expected);
     r.max_error = v.max_error;
     if (!v.ok) {
       r.status = CandidateStatus::wrong;

@@ -7,24 +7,6 @@
 
 namespace tunebed {
 
-// Summation order differs between candidates (UNROLL, GROUP and THREAD all reassociate a reduce,
-// FMA contraction rounds once instead of twice), so floats get a tolerance scaled to their
-// precision: a 512-long float32 dot product of values in [-1, 1) differs by ~1e-4 between orders.
-Tolerance tolerance_for(DType dtype) {
-  switch (dtype.scalar) {
-    case Scalar::Float64:
-      return {1e-9, 1e-9};
-    case Scalar::Float32:
-      return {1e-3, 1e-3};
-    case Scalar::Float16:
-      return {1e-2, 1e-2};
-    case Scalar::BFloat16:
-      return {5e-2, 5e-2};
-    default:
-      return {0, 0};
-  }
-}
-
 namespace {
 
 std::string number(double v) {
@@ -43,44 +25,41 @@ int64_t nonzero_small_int(uint64_t bits4, bool is_unsigned) {
 
 }  // namespace
 
-Verdict compare_output(const HostBuffer& out, const HostBuffer& ref) {
+Verdict check_output(const HostBuffer& out, const Expected& want) {
   Verdict v;
-  if (out.dtype != ref.dtype || out.numel() != ref.numel()) {
+  if (out.dtype != want.dtype || out.numel() != want.numel() ||
+      want.bound.size() != static_cast<size_t>(want.numel())) {
     v.ok = false;
     v.max_error = INFINITY;
-    v.message = "output is " + std::to_string(out.numel()) + " x " + to_string(out.dtype) +
-                ", reference is " + std::to_string(ref.numel()) + " x " + to_string(ref.dtype);
+    v.message = "output is " + std::to_string(out.numel()) + " x " + to_string(out.dtype) + ", expected " +
+                std::to_string(want.numel()) + " x " + to_string(want.dtype);
     return v;
   }
-  const Tolerance tol = tolerance_for(ref.dtype);
-  const bool is_float = ref.dtype.is_float();
-  int64_t first_bad = -1;
-  for (int64_t i = 0; i < ref.numel(); i++) {
-    double o = is_float ? out.get_float(i) : static_cast<double>(out.get_int(i));
-    double r = is_float ? ref.get_float(i) : static_cast<double>(ref.get_int(i));
-    bool bad;
+  const bool is_float = want.dtype.is_float();
+  for (int64_t i = 0; i < want.numel(); i++) {
+    const double o = is_float ? out.get_float(i) : static_cast<double>(out.get_int(i));
+    const double x =
+        want.value.dtype.is_float() ? want.value.get_float(i) : static_cast<double>(want.value.get_int(i));
+    const double bound = want.bound[static_cast<size_t>(i)];
+    if (!(bound < INFINITY)) {  // infinite, or NaN: an element the exact run did not sample
+      v.unverified++;
+      continue;
+    }
     double err;
-    if (std::isnan(r) || std::isinf(r)) {
-      // NaN matches NaN, an infinity only itself.
-      bad = std::isnan(r) ? !std::isnan(o) : o != r;
-      err = bad ? INFINITY : 0;
-    } else if (!std::isfinite(o)) {
-      bad = true, err = INFINITY;
-    } else {
-      err = std::abs(o - r);
-      bad = err > tol.atol + tol.rtol * std::abs(r);
-    }
+    if (std::isnan(x) || std::isinf(x))  // NaN matches NaN, an infinity only itself
+      err = (std::isnan(x) ? std::isnan(o) : o == x) ? 0 : INFINITY;
+    else
+      err = std::isfinite(o) ? std::abs(o - x) : INFINITY;
     v.max_error = std::max(v.max_error, err);
-    if (bad && first_bad < 0) {
-      first_bad = i;
-      v.message = "element " + std::to_string(i) + ": " + number(o) + " vs reference " + number(r);
+    if (err > 0) v.worst_ratio = std::max(v.worst_ratio, bound > 0 ? err / bound : INFINITY);
+    if (err > bound && v.ok) {
+      v.ok = false;
+      v.message = "element " + std::to_string(i) + ": " + number(o) + " vs exact " + number(x) + " (bound " +
+                  number(bound) + ")";
     }
   }
-  if (first_bad >= 0) {
-    v.ok = false;
-    v.message += " (max error " + number(v.max_error) + ", tolerance atol " + number(tol.atol) + " rtol " +
-                 number(tol.rtol) + ")";
-  }
+  if (!v.ok)
+    v.message += " (max error " + number(v.max_error) + ", " + number(v.worst_ratio) + "x its bound)";
   return v;
 }
 

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <unordered_map>
 
+#include "core/ir/error_bound.hpp"
 #include "core/ir/exec_alu.hpp"
 #include "core/schedule/uop_st.hpp"
 
@@ -192,15 +194,21 @@ ConstValue identity_element(Ops op, const DType& d) {
   return d.is_float() ? ConstValue::real(d, d.min_value()) : ConstValue::integer(d, d.int_min());
 }
 
+// The dtype a value is held in: its own, or float64 for floats in an exact run.
+DType held_as(const DType& d, bool exact) { return exact && d.is_float() ? dtypes::float64 : d; }
+
 // One kernel, compiled: the AST's nodes in evaluation order with their sources as indices, each
 // VIEW's index programs, and per node a cached value stamped with the index it was computed at.
+// An exact run (BOUNDS given, one per buffer) holds floats as float64 and carries with every
+// value its error bound (core/ir/error_bound.hpp); buffers are then float64 too.
 class KernelRun {
  public:
-  KernelRun(const UOp& ast, const std::vector<HostBuffer*>& bufs, const VarVals& vars)
-      : bufs_(bufs), vars_(vars) {
+  KernelRun(const UOp& ast, const std::vector<HostBuffer*>& bufs, const VarVals& vars,
+            const std::vector<HostBuffer*>* bounds = nullptr, int64_t sample_stride = 1)
+      : bufs_(bufs), vars_(vars), bounds_(bounds), exact_(bounds != nullptr), sample_stride_(sample_stride) {
     std::unordered_map<const UOpNode*, int> at;
     for (const UOp& u : ast.toposort()) {
-      Node n{u, {}, -1, nullptr, {}};
+      Node n{u, {}, -1, nullptr, nullptr, {}};
       for (const UOp& s : u.src()) n.src.push_back(at.at(s.get()));
       if (u.op() == Ops::REDUCE_AXIS) n.axes = sched::reduce_axes(u);
       if (u.op() == Ops::VIEW && u.arg().try_object<ShapeTracker>()) {
@@ -229,10 +237,12 @@ class KernelRun {
       }
       if (n.view < 0) fail(n.u, "no VIEW with a ShapeTracker");
       if (op != Ops::VALID && !n.buffer) fail(n.u, "no DEFINE_GLOBAL");
+      if (exact_ && n.buffer) n.bound = bound_of(*n.buffer);
     }
     idx_.assign(full_shape_.size(), 0);
     scratch_.assign(full_shape_.size(), 0);
     values_.resize(nodes_.size());
+    errors_.assign(nodes_.size(), 0);
     stamps_.assign(nodes_.size(), UINT64_MAX);
   }
 
@@ -251,20 +261,29 @@ class KernelRun {
     std::vector<int> src;
     int view;                   // VIEW: its index into views_; LOAD/STORE/VALID: the view they use
     HostBuffer* buffer;         // LOAD/STORE: the buffer
+    HostBuffer* bound;          // LOAD/STORE of an exact run: the buffer's bounds
     std::vector<int64_t> axes;  // REDUCE_AXIS: the reduced axes
+
+    const DType& src_dtype(const std::vector<Node>& nodes, size_t i) const {
+      return nodes[static_cast<size_t>(src.at(i))].u.dtype();
+    }
   };
 
   void store(const Node& st) {
     const std::vector<int64_t>& shape = views_[static_cast<size_t>(st.view)].shape;
     std::vector<int64_t> at(shape.size(), 0);
     if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return;
-    for (;;) {
+    for (int64_t k = 0;; k++) {
       std::copy(at.begin(), at.end(), idx_.begin());
       epoch_++;
       auto [pos, ok] = locate(st.view);
-      if (ok) {
+      if (ok && k % sample_stride_ != 0) {  // not sampled: nothing is known of it
+        check_bounds(st.u, *st.buffer, pos);
+        st.bound->set_float(pos, NAN);
+      } else if (ok) {
         check_bounds(st.u, *st.buffer, pos);
         write(*st.buffer, pos, eval(st.src.back()));
+        if (st.bound) st.bound->set_float(pos, errors_[static_cast<size_t>(st.src.back())]);
       }
       size_t d = shape.size();
       while (d > 0 && ++at[d - 1] == shape[d - 1]) at[--d] = 0;
@@ -277,6 +296,17 @@ class KernelRun {
     if (i < 0 || static_cast<size_t>(i) >= bufs_.size() || !bufs_[static_cast<size_t>(i)])
       throw AstInterpreterError("DEFINE_GLOBAL " + std::to_string(i) + ": no buffer given");
     return *bufs_[static_cast<size_t>(i)];
+  }
+
+  // The bounds buffer beside B in an exact run.
+  HostBuffer* bound_of(const HostBuffer& b) const {
+    for (size_t i = 0; i < bufs_.size(); i++)
+      if (bufs_[i] == &b) {
+        HostBuffer* e = i < bounds_->size() ? (*bounds_)[i] : nullptr;
+        if (!e || e->numel() != b.numel()) break;
+        return e;
+      }
+    throw AstInterpreterError("an exact run needs a bounds buffer of the same length beside every buffer");
   }
 
   static void check_bounds(const UOp& u, const HostBuffer& b, int64_t pos) {
@@ -296,18 +326,23 @@ class KernelRun {
   const ConstValue& eval(int k) {
     const size_t i = static_cast<size_t>(k);
     if (stamps_[i] != epoch_) {
-      ConstValue v = compute(nodes_[i]);
+      double error = 0;
+      ConstValue v = compute(nodes_[i], error);
       values_[i] = v;
+      errors_[i] = error;
       stamps_[i] = epoch_;
     }
     return values_[i];
   }
 
-  ConstValue compute(const Node& n) {
+  // Node N's value at the current index; an exact run also sets ERROR, its bound.
+  ConstValue compute(const Node& n, double& error) {
     const UOp& u = n.u;
     switch (u.op()) {
-      case Ops::CONST:
-        return ConstValue::of(u);
+      case Ops::CONST: {
+        const ConstValue c = ConstValue::of(u);
+        return exact_ && c.dtype.is_float() ? ConstValue::real(dtypes::float64, c.f) : c;
+      }
       case Ops::DEFINE_VAR:
         return ConstValue::integer(u.dtype(), IndexProgram::var_value(u, vars_));
       case Ops::VALID:
@@ -317,15 +352,22 @@ class KernelRun {
         if (!ok)
           return u.dtype().is_float() ? ConstValue::real(u.dtype(), 0) : ConstValue::integer(u.dtype(), 0);
         check_bounds(u, *n.buffer, pos);
-        return read(*n.buffer, pos, u.dtype());
+        if (n.bound) error = n.bound->get_float(pos);
+        return read(*n.buffer, pos, held_as(u.dtype(), exact_));
       }
       case Ops::REDUCE_AXIS:
-        return reduce(n);
-      case Ops::WHERE:
-        return eval(n.src[0]).truthy() ? eval(n.src[1]) : eval(n.src[2]);
-      case Ops::BITCAST:
-        return bitcast(eval(n.src[0]), u.dtype());
+        return reduce(n, error);
+      case Ops::BITCAST: {
+        ConstValue v = eval(n.src[0]);
+        const DType& from = n.src_dtype(nodes_, 0);
+        if (exact_ && errors_[static_cast<size_t>(n.src[0])] > 0) error = INFINITY;
+        if (exact_ && from.is_float()) v = ConstValue::real(from, v.f);  // the kernel's bits
+        const ConstValue r = bitcast(v, u.dtype());
+        return exact_ && r.dtype.is_float() ? ConstValue::real(dtypes::float64, r.f) : r;
+      }
       case Ops::THREEFRY:
+        if (exact_ && errors_[static_cast<size_t>(n.src[0])] + errors_[static_cast<size_t>(n.src[1])] > 0)
+          error = INFINITY;
         return ConstValue::integer(
             u.dtype(), static_cast<int64_t>(threefry2x32(static_cast<uint64_t>(eval(n.src[0]).i),
                                                          static_cast<uint64_t>(eval(n.src[1]).i))));
@@ -334,17 +376,39 @@ class KernelRun {
     }
     if (!GroupOp::ALU.contains(u.op()) && u.op() != Ops::CAST)
       fail(u, "not supported by the AST interpreter");
+    if (u.op() == Ops::WHERE) {  // only the branch taken, unless the condition may flip
+      const int cond = n.src[0];
+      const int taken = n.src[eval(cond).truthy() ? 1 : 2];
+      if (errors_[static_cast<size_t>(cond)] == 0) {
+        const ConstValue v = eval(taken);
+        error = errors_[static_cast<size_t>(taken)];
+        return v;
+      }
+    }
     std::array<ConstValue, 3> ops;
-    for (size_t i = 0; i < n.src.size(); i++) ops[i] = eval(n.src[i]);
-    return exec_alu(u.op(), u.dtype(), std::span(ops.data(), n.src.size()));
+    std::array<double, 3> errors{};
+    for (size_t i = 0; i < n.src.size(); i++) {
+      ops[i] = eval(n.src[i]);
+      errors[i] = errors_[static_cast<size_t>(n.src[i])];
+    }
+    const ConstValue r = exec_alu(u.op(), held_as(u.dtype(), exact_), std::span(ops.data(), n.src.size()));
+    if (exact_)
+      error = alu_error_bound(u.op(), u.dtype(), n.src_dtype(nodes_, 0), std::span(ops.data(), n.src.size()),
+                              std::span(errors.data(), n.src.size()), r);
+    return r;
   }
 
   // Loops over the reduced axes (each over the full shape's extent) with the other axes fixed.
-  ConstValue reduce(const Node& n) {
+  // An exact run bounds a float sum as a whole (SumBound: any order) and other reduces step by
+  // step.
+  ConstValue reduce(const Node& n, double& error) {
     const Ops op = sched::reduce_op(n.u);
     const std::vector<int64_t>& axes = n.axes;
     const std::vector<int64_t> saved = idx_;
-    ConstValue acc = identity_element(op, n.u.dtype());
+    const DType d = n.u.dtype();
+    ConstValue acc = identity_element(op, held_as(d, exact_));
+    SumBound sum;
+    const bool float_sum = exact_ && op == Ops::ADD && d.is_float();
     for (int64_t a : axes) {
       if (a < 0 || static_cast<size_t>(a) >= idx_.size())
         fail(n.u, "axis " + std::to_string(a) + " out of range");
@@ -354,7 +418,14 @@ class KernelRun {
     for (;;) {
       epoch_++;
       const std::array<ConstValue, 2> pair{acc, eval(n.src[0])};
-      acc = exec_alu(op, n.u.dtype(), pair);
+      const double term_error = errors_[static_cast<size_t>(n.src[0])];
+      acc = exec_alu(op, held_as(d, exact_), pair);
+      if (float_sum) {
+        sum.add(pair[1].f, term_error);
+      } else if (exact_) {
+        const std::array<double, 2> errors{error, term_error};
+        error = alu_error_bound(op, d, d, pair, errors, acc);
+      }
       size_t k = axes.size();
       while (k > 0) {
         const size_t a = static_cast<size_t>(axes[k - 1]);
@@ -366,15 +437,20 @@ class KernelRun {
     }
     idx_ = saved;
     epoch_++;
+    if (float_sum) error = sum.bound(d);
     return acc;
   }
 
   const std::vector<HostBuffer*>& bufs_;
   const VarVals& vars_;
+  const std::vector<HostBuffer*>* bounds_;
+  const bool exact_;
+  const int64_t sample_stride_;  // an exact run computes every sample_stride_-th element of a STORE
   std::vector<Node> nodes_;
   std::vector<ViewIndex> views_;
   std::vector<int64_t> full_shape_, idx_, scratch_;
   std::vector<ConstValue> values_;
+  std::vector<double> errors_;  // an exact run's bounds of values_
   std::vector<uint64_t> stamps_;
   uint64_t epoch_ = 0;
 };
@@ -384,6 +460,48 @@ class KernelRun {
 void run_kernel_ast(const UOp& ast, const std::vector<HostBuffer*>& bufs, const VarVals& vars) {
   if (ast.op() != Ops::SINK) fail(ast, "a kernel AST is a SINK of STOREs");
   KernelRun(ast, bufs, vars).run();
+}
+
+void run_kernel_ast_exact(const UOp& ast, const std::vector<HostBuffer*>& values,
+                          const std::vector<HostBuffer*>& bounds, const VarVals& vars,
+                          int64_t sample_stride) {
+  if (ast.op() != Ops::SINK) fail(ast, "a kernel AST is a SINK of STOREs");
+  if (sample_stride < 1) fail(ast, "a sample stride below 1");
+  KernelRun(ast, values, vars, &bounds, sample_stride).run();
+}
+
+int64_t ast_iterations(const UOp& ast, const VarVals& vars) {
+  std::vector<int64_t> full;
+  for (const UOp& u : ast.toposort()) {
+    if (u.op() != Ops::VIEW || !u.arg().try_object<ShapeTracker>()) continue;
+    const std::vector<sint> shape = view_st(u).shape();
+    if (full.size() < shape.size()) full.resize(shape.size(), 1);
+    for (size_t i = 0; i < shape.size(); i++) full[i] = std::max(full[i], concrete(shape[i], vars));
+  }
+  int64_t n = 1;
+  for (int64_t d : full) n = d > 0 && n > INT64_MAX / d ? INT64_MAX : n * std::max<int64_t>(d, 1);
+  return n;
+}
+
+std::vector<Expected> expect_kernel_ast(const UOp& ast, const std::vector<HostBuffer>& bufs,
+                                        const VarVals& vars, int64_t max_iterations) {
+  std::vector<Expected> out;
+  for (const HostBuffer& b : bufs) out.push_back(exact(b));
+  std::vector<HostBuffer> bounds;
+  for (const HostBuffer& b : bufs) bounds.emplace_back(dtypes::float64, b.numel());
+  std::vector<HostBuffer*> value_ptrs, bound_ptrs;
+  for (size_t i = 0; i < bufs.size(); i++) {
+    value_ptrs.push_back(&out[i].value);
+    bound_ptrs.push_back(&bounds[i]);
+  }
+  // An odd stride meets every column of a power-of-two row over the rows.
+  const int64_t iterations = ast_iterations(ast, vars);
+  const int64_t stride = iterations <= max_iterations ? 1 : (iterations / max_iterations) | 1;
+  run_kernel_ast_exact(ast, value_ptrs, bound_ptrs, vars, stride);
+  for (size_t i = 0; i < bufs.size(); i++)
+    for (int64_t k = 0; k < bounds[i].numel(); k++)
+      out[i].bound[static_cast<size_t>(k)] = bounds[i].get_float(k);
+  return out;
 }
 
 std::vector<std::pair<DType, int64_t>> ast_buffer_specs(const UOp& ast) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/ir/error_bound.hpp"
 #include "core/ir/host_buffer.hpp"
 #include "core/ir/uop.hpp"
 #include "core/schedule/schedule.hpp"
@@ -38,6 +39,24 @@ using VarVals = std::map<std::string, int64_t>;
 // Runs `ast` (a SINK of STOREs). bufs[i] is the buffer of DEFINE_GLOBAL i; STOREs write into it.
 void run_kernel_ast(const UOp& ast, const std::vector<HostBuffer*>& bufs, const VarVals& vars = {});
 
+// The exact run of `ast` (core/ir/error_bound.hpp): floats in float64, each value with its error
+// bound. VALUES[i] is buffer i (floats as float64: widened()), BOUNDS[i] a float64 buffer of the
+// same length with the bound of each of its elements; STOREs write both. With SAMPLE_STRIDE k > 1
+// each STORE computes every k-th element of its index space only; the others get a NaN bound
+// (unknown: check_output counts them unverified).
+void run_kernel_ast_exact(const UOp& ast, const std::vector<HostBuffer*>& values,
+                          const std::vector<HostBuffer*>& bounds, const VarVals& vars = {},
+                          int64_t sample_stride = 1);
+
+// The iterations of AST's full shape (the product of its largest extents): the interpreter's work.
+int64_t ast_iterations(const UOp& ast, const VarVals& vars = {});
+
+// What a correct kernel leaves in each of its buffers when run on BUFS (inputs are exact): the
+// exact run above on copies. An element the kernel does not store keeps its input value. A kernel
+// of more than MAX_ITERATIONS is sampled (an odd stride that keeps the work about that size).
+std::vector<Expected> expect_kernel_ast(const UOp& ast, const std::vector<HostBuffer>& bufs,
+                                        const VarVals& vars = {}, int64_t max_iterations = INT64_MAX);
+
 // The buffers an AST's DEFINE_GLOBALs need, by arg: (element dtype, size in elements).
 std::vector<std::pair<DType, int64_t>> ast_buffer_specs(const UOp& ast);
 
@@ -52,5 +71,15 @@ void run_schedule(const Schedule& schedule, BufferData& buffers, const KernelRun
 
 // The elements (C order) of one of Schedule::outputs after run_schedule.
 HostBuffer read_output(const UOp& output, const BufferData& buffers);
+
+// run_schedule's exact run: VALUES holds the input buffers widened, BOUNDS their bounds (a
+// missing one is 0); the buffers the schedule creates are added to both. read_expected is
+// read_output's twin.
+void run_schedule_exact(const Schedule& schedule, BufferData& values, BufferData& bounds);
+Expected read_expected(const UOp& output, const BufferData& values, const BufferData& bounds);
+
+// What a correct run of SCHEDULE on BUFFERS (exact inputs, left untouched) leaves in its output
+// OUTPUT: the exact run on widened copies.
+Expected expect_output(const Schedule& schedule, const BufferData& buffers, size_t output = 0);
 
 }  // namespace tunebed

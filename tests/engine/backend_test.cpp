@@ -7,6 +7,7 @@
 #include "core/reference/reference.hpp"
 #include "core/tensor/random_program.hpp"
 #include "core/tensor/workloads.hpp"
+#include "tests/engine/oracles.hpp"
 
 namespace tunebed {
 namespace {
@@ -20,12 +21,10 @@ class CompiledRealize : public ::testing::Test {
   }
   void TearDown() override { set_backend(previous_); }
 
-  // "" when realizing `t` on the compiled backend gives the reference's answer.
+  // "" when realizing `t` on the compiled backend gives the oracles' answer.
   std::string mismatch(const Tensor& t) {
-    const HostBuffer want = reference::to_host(reference::evaluate(t.uop(), t.buffers()));
     Tensor copy = t;
-    const Verdict v = compare_output(copy.data(), want);
-    return v.ok ? "" : v.message;
+    return testing::disagreement(copy.data(), t.uop(), t.buffers());
   }
 
   std::shared_ptr<CompiledBackend> backend_;
@@ -78,8 +77,7 @@ TEST(CompiledBackendPolicy, EachKernelGetsThePolicysOpts) {
   for (size_t i = 0; i < seen.size(); i++) EXPECT_EQ(seen[i], static_cast<int>(i));
   EXPECT_EQ(seen.size(), backend->last_kernels().size());
   for (const CompiledKernel& k : backend->last_kernels()) EXPECT_TRUE(k.applied_opts.empty()) << k.name;
-  const HostBuffer want = reference::to_host(reference::evaluate(w.output.uop(), w.output.buffers()));
-  EXPECT_EQ(compare_output(out.at(0), want).message, "");
+  EXPECT_EQ(testing::disagreement(out.at(0), w.output.uop(), w.output.buffers()), "");
 }
 
 }  // namespace

@@ -93,12 +93,12 @@ void check_property(Property property, int cases) {
 struct WorkloadUnderTest {
   Workload workload;
   Schedule schedule;
-  HostBuffer want;
+  Expected want;
   std::vector<UOp> kernels;  // the schedule's kernel ASTs, in order
 
   explicit WorkloadUnderTest(const std::string& spec)
       : workload(make_workload(spec)), schedule(create_schedule({workload.output.uop()})) {
-    want = reference::to_host(reference::evaluate(workload.output.uop(), workload.output.buffers()));
+    want = expect_output(schedule, workload.output.buffers());
     for (const ScheduleItem& item : schedule.items)
       if (!item.is_copy()) kernels.push_back(item.ast);
   }
@@ -108,7 +108,7 @@ struct WorkloadUnderTest {
     size_t index = 0;
     run_schedule(schedule, data,
                  [&](const ScheduleItem&, const std::vector<HostBuffer*>& bufs) { pick(index++).run(bufs); });
-    return compare_output(read_output(schedule.outputs.at(0), data), want);
+    return check_output(read_output(schedule.outputs.at(0), data), want);
   }
 };
 

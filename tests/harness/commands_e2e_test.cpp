@@ -13,7 +13,8 @@ TEST(CommandsE2E, WorkloadsListsEveryWorkloadWithItsDefaults) {
   Result r = tunebed("workloads");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* name : {"matmul", "conv2d", "softmax", "layernorm", "attention", "mlp", "sum", "max"})
-    EXPECT_NE(("\n" + r.out).find("\n" + std::string(name) + " "), std::string::npos) << name << "\n" << r.out;
+    EXPECT_NE(("\n" + r.out).find("\n" + std::string(name) + " "), std::string::npos) << name << "\n"
+                                                                                      << r.out;
   EXPECT_NE(r.out.find("M=512 N=512 K=512 dtype=float32"), std::string::npos) << r.out;
 }
 
@@ -35,7 +36,8 @@ TEST(CommandsE2E, RunReferenceSavesInputsAndOutputAsNpy) {
 TEST(CommandsE2E, BadWorkloadsAreUsageErrorsListingTheChoices) {
   Result unknown = tunebed("run nosuch --reference");
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.err.find("error: unknown workload 'nosuch' (valid: attention"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("error: unknown workload 'nosuch' (valid: attention"), std::string::npos)
+      << unknown.err;
   Result param = tunebed("run matmul:Q=3 --reference");
   EXPECT_EQ(param.exit_code, 2);
   EXPECT_EQ(param.err.rfind("error: ", 0), 0u) << param.err;
@@ -46,7 +48,8 @@ TEST(CommandsE2E, SimplifyPrintsTheSimplifiedExpressionAndJson) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "x\n");
   Result j = tunebed("simplify '(x*4+2)//4' --json");
-  EXPECT_EQ(j.out, "{\"input\": \"(x*4+2)//4\", \"simplified\": \"x\", \"ops_before\": 3, \"ops_after\": 0}\n");
+  EXPECT_EQ(j.out,
+            "{\"input\": \"(x*4+2)//4\", \"simplified\": \"x\", \"ops_before\": 3, \"ops_after\": 0}\n");
   Result bad = tunebed("simplify '(x+'");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("error: column 4:"), std::string::npos) << bad.err;

@@ -16,7 +16,7 @@ class DbE2E : public DbFixture {};
 TEST_F(DbE2E, InfoCountsTheRowsOfEachTable) {
   Result r = tunebed("db info --format json --db " + db_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* row : {R"({"item":"schema_version","value":4})", R"({"item":"devices","value":2})",
+  for (const char* row : {R"({"item":"schema_version","value":5})", R"({"item":"devices","value":2})",
                           R"({"item":"kernels","value":3})", R"({"item":"runs","value":3})",
                           R"({"item":"candidates","value":20})", R"({"item":"best","value":4})",
                           R"({"item":"quarantine","value":2})"}) {
@@ -117,7 +117,7 @@ TEST_F(DbE2E, MergeAddsNoDuplicates) {
 }
 
 TEST_F(DbE2E, MigrateBringsAnOlderSchemaUpToDate) {
-  EXPECT_EQ(tunebed("db migrate --db " + db_).out, db_ + ": schema version 4, current; nothing to do\n");
+  EXPECT_EQ(tunebed("db migrate --db " + db_).out, db_ + ": schema version 5, current; nothing to do\n");
   std::string old = path("old.db");
   {
     auto db = results::Db::open(old, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);

@@ -76,7 +76,8 @@ TEST_F(ImportE2E, SampleIntoADatabaseRecordsFileAndLine) {
   EXPECT_EQ(slurp(dir / "q"), "146|" + sample() + ":1\n");
   // Every kernel carries its work (core/opt's kernel_cost): its buffers' bytes, and FLOPs for all
   // but the pure copies, which have no ALU op.
-  const std::string costs = "sqlite3 " + db + " \"SELECT sum(bytes > 0), sum(flops > 0) > 100 FROM kernels\" >" +
+  const std::string costs = "sqlite3 " + db +
+                            " \"SELECT sum(bytes > 0), sum(flops > 0) > 100 FROM kernels\" >" +
                             (dir / "c").string();
   ASSERT_EQ(std::system(costs.c_str()), 0);
   EXPECT_EQ(slurp(dir / "c"), "146|1\n");

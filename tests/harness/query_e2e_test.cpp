@@ -221,7 +221,8 @@ TEST_F(QueryE2E, BadUsageExits2WithOneErrorLine) {
   };
   for (const Case& c : std::vector<Case>{
            {"query",
-            "error: tunebed query needs one of: best, compare, diff, failures, findings, history, runs, why\n"},
+            "error: tunebed query needs one of: best, compare, diff, failures, findings, history, runs, "
+            "why\n"},
            {"query frobnicate",
             "error: unknown query subcommand 'frobnicate' (expected best, compare, diff, "
             "failures, findings, history, runs, why)\n"},

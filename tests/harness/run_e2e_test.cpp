@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "tests/harness/run_tunebed.hpp"
 #include "tests/data/sops_sample.hpp"
+#include "tests/harness/run_tunebed.hpp"
 
 namespace tunebed::testing {
 namespace {
@@ -44,7 +44,9 @@ TEST(RunE2E, CheckPassesForACompiledWorkload) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("kernel 2  E_7_13"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("check     ok against the reference interpreter"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check     ok against the AST interpreter's exact run (max error "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(") and the Eigen reference (max error "), std::string::npos) << r.out;
 }
 
 TEST(RunE2E, GivenOptsAreAppliedAndPrinted) {

@@ -15,8 +15,8 @@
 
 #include "results/json_lines.hpp"
 #include "results/tuning_db.hpp"
-#include "tests/harness/db_fixture.hpp"
 #include "tests/data/sops_sample.hpp"
+#include "tests/harness/db_fixture.hpp"
 
 namespace tunebed::testing {
 namespace {

@@ -1,10 +1,12 @@
 // The AST interpreter against the reference: a schedule run item by item computes what the
-// reference interpreter computes for the tensor graph, within a tolerance by dtype.
+// reference interpreter computes for the tensor graph, both within the derived error bounds of the
+// schedule's exact run (core/engine/check.hpp).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
 
+#include "core/engine/check.hpp"
 #include "core/ir/text.hpp"
 #include "core/reference/reference.hpp"
 #include "core/schedule/ast_interpreter.hpp"
@@ -22,62 +24,30 @@ class RapidCheckSource final : public RandomSource {
   }
 };
 
-// How far a result may be from the reference: exact for integers. Floats get a tolerance relative
-// to the result by the least precise float dtype anywhere in the graph (the reference rounds some
-// intermediates differently, e.g. it keeps a matmul's half products exact), plus, where float16 or
-// bfloat16 intermediates exist, four units in the last place of the largest of them: a result that
-// is a small difference of large half intermediates moves by a whole intermediate ulp when one of
-// them rounds the other way (seed 11070027598836708073: half intermediates near 34, a result near
-// 0.35 off by 0.031, one ulp at 32).
-struct Tolerance {
-  double rel = 0, abs = 0;
-};
-
-Tolerance tolerance(const Tensor& out) {
-  const UOp& graph = out.uop();
-  if (!graph.dtype().is_float()) return {};
-  std::vector<UOp> low_precision;
-  for (const UOp& u : graph.toposort())
-    if (u.dtype() == dtypes::float16 || u.dtype() == dtypes::bfloat16) low_precision.push_back(u);
-  if (low_precision.empty()) return {.rel = 1e-4};
-  double ulp = 0;
-  const reference::Evaluation values = reference::evaluate(low_precision, out.buffers());
-  for (size_t n = 0; n < low_precision.size(); n++) {
-    const int mantissa_bits = low_precision[n].dtype() == dtypes::float16 ? 10 : 7;
-    for (double v : values.outputs[n].f)
-      if (std::isfinite(v) && v != 0) ulp = std::max(ulp, std::ldexp(1.0, std::ilogb(v) - mantissa_bits));
-  }
-  return {.rel = 2e-2, .abs = 4 * ulp};
-}
-
-bool close(const Tolerance& tol, double got, double want) {
-  if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want);
-  if (std::isinf(got) || std::isinf(want)) return got == want;
-  return std::fabs(got - want) <= tol.rel * (1 + std::fabs(want)) + tol.abs;
-}
-
 BufferData deep_copy(const BufferData& b) {
   BufferData out;
   for (const auto& [id, buf] : b) out[id] = std::make_shared<HostBuffer>(*buf);
   return out;
 }
 
-// The first element where scheduling + the AST interpreter and the reference disagree, or "".
+// "" when the first element where A and WANT disagree is none, else where, naming WHO.
+std::string off(const std::string& who, const HostBuffer& a, const Expected& want) {
+  const Verdict v = check_output(a, want);
+  return v.ok ? "" : who + ": " + v.message;
+}
+
+// Where scheduling + the AST interpreter (in the dtypes) or the reference disagree with the
+// schedule's exact run, or "". The exact run's bound of each element is derived from that
+// element's own operands (core/ir/error_bound.hpp): its dtypes, its sums' lengths, their terms.
 std::string mismatch(const Tensor& out, size_t* kernels = nullptr) {
   const Schedule s = create_schedule({out.uop()});
   if (kernels) *kernels = s.items.size();
   BufferData data = deep_copy(out.buffers());
   run_schedule(s, data);
-  const HostBuffer got = read_output(s.outputs.at(0), data);
-  const HostBuffer want = reference::to_host(reference::evaluate(out.uop(), out.buffers()));
-  if (got.numel() != want.numel())
-    return std::to_string(got.numel()) + " elements, the reference has " + std::to_string(want.numel());
-  const Tolerance tol = tolerance(out);
-  for (int64_t k = 0; k < got.numel(); k++)
-    if (!close(tol, got.get_float(k), want.get_float(k)))
-      return "element " + std::to_string(k) + " of " + to_string(out.dtype()) + ": " +
-             std::to_string(got.get_float(k)) + ", reference " + std::to_string(want.get_float(k));
-  return "";
+  const Expected want = expect_output(s, out.buffers());
+  const std::string interpreted = off("the AST interpreter", read_output(s.outputs.at(0), data), want);
+  if (!interpreted.empty()) return interpreted;
+  return off("the reference", reference::to_host(reference::evaluate(out.uop(), out.buffers())), want);
 }
 
 RC_GTEST_PROP(AstInterpreterProperty, ScheduleRunItemByItemMatchesTheReference, ()) {

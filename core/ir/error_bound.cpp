@@ -1,0 +1,175 @@
+// The error-bound rules of error_bound.hpp, one op at a time.
+#include "core/ir/error_bound.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tunebed {
+namespace {
+
+constexpr double inf = INFINITY;
+
+// Significand bits (with the implicit one) and the exponent of the smallest subnormal.
+struct FloatFormat {
+  int precision;
+  int min_subnormal_exp;
+};
+
+FloatFormat format_of(const DType& d) {
+  switch (d.scalar) {
+    case Scalar::Float64:
+      return {53, -1074};
+    case Scalar::Float32:
+      return {24, -149};
+    case Scalar::Float16:
+      return {11, -24};
+    case Scalar::BFloat16:
+      return {8, -133};
+    default:
+      return {0, 0};
+  }
+}
+
+double eps_of(const DType& d) { return 2 * unit_roundoff(d); }
+
+// The bound of a result that carries PROPAGATED error from its operands and is then rounded (by
+// a library function off by up to ULPS ulps, or correctly: 0.5). Past the dtype's largest finite
+// value the kernel may hold an infinity the exact value does not: unverifiable.
+double finish(const DType& d, double propagated, double r, double ulps = 0.5) {
+  if (!d.is_float()) return propagated;
+  if (std::isnan(r) || std::isinf(r)) return propagated == 0 ? 0 : inf;
+  const double rounding =
+      ulps == 0.5 ? rounding_bound(d, r) : ulps * eps_of(d) * std::abs(r) + rounding_bound(d, 0);
+  const double e = propagated + rounding;
+  return std::abs(r) + e > d.max_value() ? inf : e;
+}
+
+// Whether a comparison of A and B (bounds EA, EB) may come out the other way in the kernel.
+bool uncertain_order(double a, double b, double ea, double eb) {
+  return ea + eb > 0 && std::abs(a - b) <= ea + eb;
+}
+
+// An integer result computed from inexact operands: truncation of [x-e, x+e].
+double truncation_bound(double x, double e) {
+  if (e == 0) return 0;
+  return std::trunc(x - e) == std::trunc(x + e) ? 0 : e + 1;
+}
+
+}  // namespace
+
+HostBuffer widened(const HostBuffer& b) {
+  if (!b.dtype.is_float() || b.dtype == dtypes::float64) return b;
+  HostBuffer w(dtypes::float64, b.numel());
+  for (int64_t i = 0; i < b.numel(); i++) w.set_float(i, b.get_float(i));
+  return w;
+}
+
+Expected exact(const HostBuffer& b) {
+  return {b.dtype, widened(b), std::vector<double>(static_cast<size_t>(b.numel()), 0.0)};
+}
+
+double unit_roundoff(const DType& dtype) {
+  const FloatFormat f = format_of(dtype);
+  return f.precision ? std::ldexp(1.0, -f.precision) : 0;
+}
+
+double rounding_bound(const DType& dtype, double r) {
+  const FloatFormat f = format_of(dtype);
+  if (!f.precision) return 0;
+  return unit_roundoff(dtype) * std::abs(r) + std::ldexp(1.0, f.min_subnormal_exp - 1);
+}
+
+double library_ulps(Ops op) {
+  switch (op) {
+    case Ops::FDIV:
+    case Ops::RECIP:
+      return 2.5;
+    case Ops::SQRT:
+    case Ops::EXP2:
+    case Ops::LOG2:
+      return 3;
+    case Ops::SIN:
+      return 4;
+    case Ops::POW:
+      return 16;
+    default:
+      return 0.5;
+  }
+}
+
+double SumBound::bound(const DType& dtype) const {
+  if (!dtype.is_float() || n <= 1) return sum_bounds;
+  const double m = static_cast<double>(n - 1);
+  const double g = std::min(m, 5 * std::sqrt(m));
+  return sum_bounds + g * (unit_roundoff(dtype) * sum_abs + rounding_bound(dtype, 0));
+}
+
+double alu_error_bound(Ops op, const DType& d, const DType& from, std::span<const ConstValue> x,
+                       std::span<const double> e, const ConstValue& r) {
+  const double rv = r.as_double();
+  const double ea = e.empty() ? 0 : e[0], eb = e.size() > 1 ? e[1] : 0;
+  bool exact_inputs = true;
+  for (double v : e) exact_inputs = exact_inputs && v == 0;
+  const bool is_float = d.is_float();
+  // Integer and boolean ops on exact operands are exact (exec_alu's wraparound is what the kernel
+  // computes too).
+  if (exact_inputs && !is_float && !(op == Ops::CAST && from.is_float())) return 0;
+  const double a = x.empty() ? 0 : x[0].as_double(), b = x.size() > 1 ? x[1].as_double() : 0;
+  switch (op) {
+    case Ops::ADD:
+    case Ops::SUB:
+      return finish(d, ea + eb, rv);
+    case Ops::MUL:
+      return finish(d, std::abs(b) * ea + std::abs(a) * eb + ea * eb, rv);
+    case Ops::MULACC:  // rounded twice where the target has no fused multiply-add
+      return finish(d, std::abs(b) * ea + std::abs(a) * eb + ea * eb + e[2] + rounding_bound(d, a * b), rv);
+    case Ops::NEG:
+      return ea;
+    case Ops::MAX:
+      return std::max(ea, eb);
+    case Ops::CMPLT:
+    case Ops::CMPNE:
+    case Ops::CMPEQ:
+      return uncertain_order(a, b, ea, eb) ? 1 : 0;
+    case Ops::AND:
+    case Ops::OR:
+    case Ops::XOR:
+      return d.is_bool() ? (ea + eb > 0 ? 1 : 0) : inf;
+    case Ops::WHERE:
+      if (ea > 0) return finish(d, std::abs(x[1].as_double() - x[2].as_double()) + std::max(eb, e[2]), rv);
+      return x[0].truthy() ? eb : e[2];
+    case Ops::TRUNC:
+      return is_float ? truncation_bound(a, ea) : ea;
+    case Ops::RECIP:
+      if (std::abs(a) <= ea) return inf;
+      return finish(d, ea / (std::abs(a) * (std::abs(a) - ea)), rv, library_ulps(op));
+    case Ops::FDIV:
+      if (std::abs(b) <= eb) return inf;
+      return finish(d, (ea + std::abs(rv) * eb) / (std::abs(b) - eb), rv, library_ulps(op));
+    case Ops::SQRT:
+      if (a < ea) return inf;  // the kernel's operand may be negative: NaN
+      return finish(d, ea == 0 ? 0 : ea / (std::sqrt(a) + std::sqrt(a - ea)), rv, library_ulps(op));
+    case Ops::EXP2:
+      return finish(d, std::abs(rv) * std::expm1(ea * std::log(2.0)), rv, library_ulps(op));
+    case Ops::LOG2:
+      if (a <= ea) return ea == 0 ? finish(d, 0, rv, library_ulps(op)) : inf;
+      return finish(d, ea == 0 ? 0 : std::log2(a / (a - ea)), rv, library_ulps(op));
+    case Ops::SIN:
+      return finish(d, std::min(ea, 2.0), rv, library_ulps(op));
+    case Ops::POW:
+      if (a <= 0 && (ea > 0 || eb > 0)) return inf;
+      return finish(d, a <= 0 ? 0 : std::abs(rv) * (std::abs(b / a) * ea + std::abs(std::log(a)) * eb), rv,
+                    library_ulps(op));
+    case Ops::CAST:
+      if (d.is_bool()) return from.is_float() ? (uncertain_order(a, 0, ea, 0) ? 1 : 0) : (ea > 0 ? 1 : 0);
+      if (!is_float) return from.is_float() ? truncation_bound(a, ea) : ea;
+      // bool or integer to float: exact up to the float's precision; float to a narrower float
+      // rounds; to a wider or equal one it is exact.
+      if (from.is_float() && format_of(d).precision >= format_of(from).precision) return ea;
+      return finish(d, ea, rv);
+    default:  // IDIV, MOD, shifts, BITCAST, THREEFRY of an inexact value: anything may come out
+      return is_float ? finish(d, ea + eb, rv) : inf;
+  }
+}
+
+}  // namespace tunebed

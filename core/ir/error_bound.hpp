@@ -1,0 +1,102 @@
+// Error bounds: how far a kernel's floating-point result may lie from the exact one.
+//
+// exec_alu (exec_alu.hpp) says what one op computes in a dtype. These rules say how far from
+// the exact (real-number) result a correct evaluation in that dtype can be, whatever order a
+// compiler chose for its sums. The AST interpreter's exact evaluation (core/schedule,
+// expect_kernel_ast) applies them node by node in float64: each node carries its exact value x
+// and a bound E on |computed - x|, and the result checks (core/engine/check.hpp) accept an output
+// element when |out - x| <= E. This is running error analysis (Higham, "Accuracy and Stability of
+// Numerical Algorithms", 2nd ed., ch. 3), to first order, with a probabilistic bound for sums.
+//
+// With u the dtype's unit roundoff (eps/2: 2^-24 float32, 2^-11 float16, 2^-8 bfloat16) and eta
+// half its smallest subnormal (rounding near zero is absolute, not relative):
+//
+//   round(r)                 u|r| + eta                        one correctly rounded result
+//   load of an input         E of the buffer (0 for inputs)    inputs are exact in their dtype
+//   a + b, a - b             Ea + Eb + round(r)
+//   a * b                    |b|Ea + |a|Eb + EaEb + round(r)
+//   a / b, 1/b               (Ea + |r|Eb) / (|b| - Eb) + k eps|r|   inf where |b| <= Eb
+//   sqrt, exp2, log2, sin    |f'| Ea (bounded form) + k eps|r|      k = the op's ulps (below)
+//   max(a, b), neg, select   max(Ea, Eb) / Ea                  1-Lipschitz, no rounding
+//   a < b, a != b            uncertain (E = 1) where |a - b| <= Ea + Eb
+//   where(c, x, y)           |x - y| + max(Ex, Ey) where c is uncertain
+//   cast to a narrower float Ea + round(r); to int: exact unless [x-E, x+E] spans an integer
+//   sum of n terms x_i       sum E_i + g(n) (u sum|x_i| + eta),  g(n) = min(n-1, 5 sqrt(n-1))
+//
+// n counts the terms that may be nonzero: in any summation tree an addition rounds only where both
+// of its operands are nonzero, and there are at most n-1 such (a one-hot or masked sum of 1024
+// terms, 50 of them nonzero, rounds like a sum of 50). (n-1) is the worst case of any summation order
+// (Higham, Thm 4.1 and eq. 4.4). 5 sqrt(n-1) is Higham and Mary's probabilistic bound ("A new approach to
+// probabilistic rounding error analysis", SISC 2019, Thm 3.1) with lambda = 5: under their model it fails
+// with probability at most 2 exp(-12.5) = 7e-6 per sum, and far less in practice because it charges every
+// addition with sum|x_i|, which bounds every partial sum. It grows with sqrt(n), so an unrolled or grouped
+// sum (another order) passes while a sum carried in a narrower dtype (eps 2^13 times larger for
+// float16 in place of float32) does not.
+//
+// k, the ulps a device's library may be off for an op, is the largest any tunebed target allows:
+// OpenCL 1.2 (section 7.4, table 7.1, single precision) permits 2.5 ulp for x/y and 1/x, 3 for
+// sqrt, exp2 and log2, 4 for sin and 16 for pow; glibc and CUDA are within those.
+//
+// An infinite bound means the element cannot be verified (an uncertain integer division, a
+// bitcast of an inexact value, a result near the dtype's overflow); checks count such elements.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/ir/dtype.hpp"
+#include "core/ir/exec_alu.hpp"
+#include "core/ir/host_buffer.hpp"
+#include "core/ir/ops.hpp"
+
+namespace tunebed {
+
+// What a correct buffer holds, element by element: the exact value and the bound on how far a
+// correct kernel's element may be from it.
+struct Expected {
+  DType dtype;                // the buffer's own dtype
+  HostBuffer value;           // float64 for a float buffer, else the buffer's dtype
+  std::vector<double> bound;  // one per element
+
+  int64_t numel() const { return value.numel(); }
+};
+
+// Exact data: B widened to float64 if it holds floats, every bound 0.
+Expected exact(const HostBuffer& b);
+// B's values held as an exact run holds them: floats as float64.
+HostBuffer widened(const HostBuffer& b);
+
+// eps/2 of a float dtype: 2^-53 float64, 2^-24 float32, 2^-11 float16, 2^-8 bfloat16.
+double unit_roundoff(const DType& dtype);
+
+// The bound of rounding an exact R once into DTYPE (0 for integers and bool).
+double rounding_bound(const DType& dtype, double r);
+
+// The bound of OP's result in DTYPE, given the operands' exact values X, their bounds E and the
+// exact result R (all computed in float64 by the caller; integers exact). FROM is the dtype the
+// kernel holds the first operand in (X holds floats as float64), which a CAST needs. Comparisons
+// and logic ops answer 0 (certain) or 1 (the boolean may be flipped).
+double alu_error_bound(Ops op, const DType& dtype, const DType& from, std::span<const ConstValue> x,
+                       std::span<const double> e, const ConstValue& r);
+
+// A sum of N terms in DTYPE: the running totals a reduce keeps while it visits its terms.
+struct SumBound {
+  int64_t n = 0;          // terms that may be nonzero: adding a zero is exact in any order
+  double sum_abs = 0;     // sum |x_i|, exact terms
+  double sum_bounds = 0;  // sum E_i
+
+  void add(double x, double e) {
+    n += x != 0 || e != 0;
+    sum_abs += x < 0 ? -x : x;
+    sum_bounds += e;
+  }
+  // The bound of the sum in DTYPE, in any order (see g(n) above).
+  double bound(const DType& dtype) const;
+};
+
+// The largest number of ulps any target's library may be off for OP (k above; 0.5 for the
+// correctly rounded + - * and casts).
+double library_ulps(Ops op);
+
+}  // namespace tunebed

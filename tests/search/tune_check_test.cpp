@@ -1,0 +1,112 @@
+// tune()'s independent check (search/tune.hpp, step 1) and the re-verification of a stored winner:
+// a kernel whose unoptimized form is wrong is not tuned and says why, and a winner that has gone
+// wrong is demoted with its reason and the kernel tuned again. Planted in synthetic kernels
+// (synthetic_target.hpp), whose oracle says every correct kernel doubles its input.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "search/strategy.hpp"
+#include "search/tune.hpp"
+#include "tests/search/synthetic_target.hpp"
+
+namespace tunebed::search::test {
+namespace {
+
+struct TuneCheck : ::testing::Test {
+  std::filesystem::path dir;
+  VariantSpace space{{{"a", doubling(1)}, {"b", doubling(2)}}};
+  std::string root = doubling(1);
+  TuneTarget target;
+
+  void SetUp() override {
+    dir = std::filesystem::temp_directory_path() / ("tunebed_tune_check_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    ::setenv("TUNEBED_CACHE_DIR", (dir / "cache").c_str(), 1);
+    target = synthetic_target(space, root);
+    target.kernel = {
+        .hash = "synthetic0002", .ast = "SINK(synthetic)", .shape = "256 f32", .source = "check"};
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+
+  TuneOptions options() const {
+    TuneOptions o;
+    o.timing = {.warmup = 0, .runs = 1, .early_stop_s = std::nullopt, .timeout_s = 5};
+    o.retime_rounds = 1;
+    return o;
+  }
+  results::TuningDb db() const {
+    return results::TuningDb::open((dir / "tuning.db").string(), results::TuningDb::Mode::create);
+  }
+};
+
+TEST_F(TuneCheck, TheRootIsCheckedOnceAndTheOutcomeRecordedOnTheKernel) {
+  WorkerPool pool({.workers = 1});
+  auto d = db();
+  auto beam = make_beam({.width = 2});
+  const TuneResult r = tune(target, *beam, pool, d, options());
+  EXPECT_EQ(r.not_tuned, "");
+  const auto check = d.kernel_check(d.resolve_kernel("synthetic0002"), 1);
+  ASSERT_TRUE(check.has_value());
+  EXPECT_EQ(check->status, "ok");
+  EXPECT_EQ(check->oracle, "ast-interpreter");
+  EXPECT_EQ(check->max_error, 0.0);  // doubling is exact in float32
+}
+
+TEST_F(TuneCheck, AKernelWhoseRootIsWrongIsNotTunedAndSaysWhy) {
+  root = "for (int i = 0; i < 256; i++) out[i] = in[i] * 2.0f + (i == 77 ? 1e-3f : 0.0f);";
+  WorkerPool pool({.workers = 1});
+  auto d = db();
+  auto beam = make_beam({.width = 2});
+  const TuneResult r = tune(target, *beam, pool, d, options());
+  EXPECT_NE(r.not_tuned.find("the unoptimized kernel disagrees with the ast-interpreter: element 77"),
+            std::string::npos)
+      << r.not_tuned;
+  EXPECT_EQ(r.run_id, 0);
+  EXPECT_TRUE(d.runs().empty());  // no search began
+  const auto check = d.kernel_check(d.resolve_kernel("synthetic0002"), 1);
+  ASSERT_TRUE(check.has_value());
+  EXPECT_EQ(check->status, "wrong");
+  EXPECT_EQ(check->message, r.not_tuned);
+}
+
+TEST_F(TuneCheck, AnOracleTheCallerFoundAtOddsWithASecondOneStopsTheKernel) {
+  target.oracle = "ast-interpreter+eigen";
+  target.oracle_error = "the Eigen reference disagrees with the scheduled kernels: element 3";
+  WorkerPool pool({.workers = 1});
+  auto d = db();
+  auto beam = make_beam({.width = 2});
+  const TuneResult r = tune(target, *beam, pool, d, options());
+  EXPECT_EQ(r.not_tuned, target.oracle_error);
+  const auto check = d.kernel_check(d.resolve_kernel("synthetic0002"), 1);
+  ASSERT_TRUE(check.has_value());
+  EXPECT_EQ(check->oracle, "ast-interpreter+eigen");
+  EXPECT_EQ(check->status, "wrong");
+}
+
+TEST_F(TuneCheck, AStoredWinnerThatHasGoneWrongIsDemotedWithItsReasonAndTheKernelTunedAgain) {
+  WorkerPool pool({.workers = 1});
+  auto d = db();
+  auto beam = make_beam({.width = 2});
+  const TuneResult first = tune(target, *beam, pool, d, options());
+  ASSERT_FALSE(first.opts.empty());
+  const std::optional<results::BestEntry> stored =
+      d.cached_best(d.resolve_kernel("synthetic0002"), 1, target.action_space_version);
+  ASSERT_TRUE(stored.has_value());
+  // The winner now computes something else (a compiler change, say): every variant goes wrong.
+  for (Variant& v : space.variants) v.body = "for (int i = 0; i < 256; i++) out[i] = in[i] * 3.0f;";
+  const TuneResult again = tune(target, *beam, pool, d, options());
+  EXPECT_FALSE(again.cache_hit);
+  EXPECT_NE(again.demoted.find("re-verification: wrong: wrong output: element 0"), std::string::npos)
+      << again.demoted;
+  EXPECT_EQ(d.demotion_reason(stored->candidate_id), again.demoted);
+  EXPECT_EQ(again.opts, "");  // the root is the only correct state left, and it wins
+  const std::optional<results::BestEntry> now =
+      d.cached_best(d.resolve_kernel("synthetic0002"), 1, target.action_space_version);
+  ASSERT_TRUE(now.has_value());
+  EXPECT_NE(now->candidate_id, stored->candidate_id);
+}
+
+}  // namespace
+}  // namespace tunebed::search::test

@@ -15,7 +15,9 @@ function(tunebed_layer name)
 endfunction()
 
 # tunebed_test(NAME DEPS dep...): one GoogleTest program from every .cpp in the current folder,
-# each TEST registered with ctest.
+# each TEST registered with ctest. gtest_discover_tests gives each test the skip regex
+# "\\[  SKIPPED \\]" (CMake 3.25's GoogleTestAddTests.cmake), so a GTEST_SKIP shows as Skipped in
+# ctest, not Passed, and scripts/test counts it as skipped.
 include(GoogleTest)
 function(tunebed_test name)
   cmake_parse_arguments(T "" "" "DEPS" ${ARGN})

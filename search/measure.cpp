@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace tunebed::search {
 
@@ -23,6 +24,19 @@ double median(std::vector<double> samples) {
   std::ranges::sort(samples);
   size_t n = samples.size();
   return n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+}
+
+namespace {
+LaunchPrice& launch_price() {
+  static LaunchPrice price;
+  return price;
+}
+}  // namespace
+
+void set_launch_price(LaunchPrice price) { launch_price() = std::move(price); }
+
+double launch_seconds(const std::string& source, double seconds) {
+  return launch_price() ? launch_price()(source) : seconds;
 }
 
 Retimed interleaved_retime(int n, int rounds, const std::function<double(int)>& time_once) {

@@ -10,6 +10,12 @@
 // wakes up. Timing the top-k one after another gives the drift to whoever ran during the quiet
 // moment, so before a winner is declared the top-k are re-timed round-robin (A B C A B C ...):
 // every candidate sees the same drift, and the winner is the lowest median of those samples.
+//
+// Pricing (set_launch_price). A launch's seconds are the device's (Program::run). A test of the
+// search logic, whose verdict must not depend on the machine's load, installs a price per kernel
+// source instead: the kernel still runs and is verified, only the figure it is ranked by is
+// replaced. The price is process-wide; installed before the worker pool forks (or replaces a
+// worker), every worker has it.
 #pragma once
 
 #include <cstdint>
@@ -46,5 +52,10 @@ struct Retimed {
 // Times N candidates ROUNDS times each, round-robin, after one untimed warm-up launch of each.
 // time_once(i) launches candidate i once and returns its seconds.
 Retimed interleaved_retime(int n, int rounds, const std::function<double(int)>& time_once);
+
+using LaunchPrice = std::function<double(const std::string& source)>;
+void set_launch_price(LaunchPrice price);  // an empty one restores the device's seconds
+// What a launch of SOURCE that the device timed at SECONDS counts as: SECONDS, or the price.
+double launch_seconds(const std::string& source, double seconds);
 
 }  // namespace tunebed::search

@@ -2,19 +2,20 @@
 
 #include <cmath>
 #include <set>
+#include <utility>
 
 namespace tunebed::search {
 
-SearchContext::SearchContext(SearchSpace& space, CostFunction& cost, Budget budget)
-    : space_(space), cost_(cost), budget_(budget), start_(std::chrono::steady_clock::now()) {}
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+SearchContext::SearchContext(SearchSpace& space, CostFunction& cost, Budget budget, Clock clock)
+    : space_(space), cost_(cost), budget_(budget), clock_(std::move(clock)), start_(clock_()) {}
 
 bool SearchContext::exhausted() const {
   if (budget_.candidates && evaluated() >= *budget_.candidates) return true;
-  if (budget_.seconds) {
-    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
-    if (elapsed.count() >= *budget_.seconds) return true;
-  }
-  return false;
+  return budget_.seconds && clock_() - start_ >= *budget_.seconds;
 }
 
 std::vector<std::optional<double>> SearchContext::evaluate(const std::vector<Path>& batch) {
@@ -51,8 +52,9 @@ std::vector<std::optional<double>> SearchContext::evaluate(const std::vector<Pat
   return out;
 }
 
-SearchResult run_search(Strategy& strategy, SearchSpace& space, CostFunction& cost, Budget budget) {
-  SearchContext ctx(space, cost, budget);
+SearchResult run_search(Strategy& strategy, SearchSpace& space, CostFunction& cost, Budget budget,
+                        Clock clock) {
+  SearchContext ctx(space, cost, budget, std::move(clock));
   strategy.search(ctx);
   SearchResult r;
   if (ctx.best()) r.best = *ctx.best();

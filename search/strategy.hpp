@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -55,6 +56,12 @@ struct Budget {
   std::optional<double> seconds;
 };
 
+// Seconds from a fixed point, read for the seconds budget: steady_seconds (the monotonic clock)
+// unless a test passes a fake one that its cost function advances, so that where a budgeted
+// search stops cannot depend on the machine's load.
+using Clock = std::function<double()>;
+double steady_seconds();
+
 struct Evaluated {
   Path path;
   std::string key;
@@ -63,7 +70,7 @@ struct Evaluated {
 
 class SearchContext {
  public:
-  SearchContext(SearchSpace& space, CostFunction& cost, Budget budget);
+  SearchContext(SearchSpace& space, CostFunction& cost, Budget budget, Clock clock = steady_seconds);
 
   SearchSpace& space() { return space_; }
   bool seen(const Path& state) { return costs_.contains(space_.key(state)); }
@@ -81,7 +88,8 @@ class SearchContext {
   SearchSpace& space_;
   CostFunction& cost_;
   Budget budget_;
-  std::chrono::steady_clock::time_point start_;
+  Clock clock_;
+  double start_;
   std::map<std::string, double> costs_;  // by key
   std::vector<Evaluated> history_;
   int best_ = -1;
@@ -100,7 +108,8 @@ struct SearchResult {
   std::optional<Evaluated> best;   // the cheapest finite cost; none if every candidate failed
   std::vector<Evaluated> history;  // every evaluation, in order
 };
-SearchResult run_search(Strategy& strategy, SearchSpace& space, CostFunction& cost, Budget budget);
+SearchResult run_search(Strategy& strategy, SearchSpace& space, CostFunction& cost, Budget budget,
+                        Clock clock = steady_seconds);
 
 // --- the strategies (one file each) ---
 

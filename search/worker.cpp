@@ -86,7 +86,9 @@ JobResult run_and_verify(Program& program, Device& device, const Job& job) {
   TimingParams timing = job.timing;
   timing.warmup = std::max(0, timing.warmup - 1);  // the verified run warmed it once already
   if (timing.runs > 0) {
-    r.samples = measure_samples([&] { return program.run(args.bufs, job.vars, job.kernel.dims); }, timing);
+    r.samples = measure_samples(
+        [&] { return launch_seconds(job.kernel.source, program.run(args.bufs, job.vars, job.kernel.dims)); },
+        timing);
     r.median = median(r.samples);
   }
   return r;
@@ -131,7 +133,8 @@ RetimeResult serve_retime(const RetimeJob& job) {
     for (const KernelSource& k : job.kernels) programs.push_back(device->compile(k.source, k.entry));
     DeviceArgs args = upload(*device, job.buffers, std::nullopt);
     r.retimed = interleaved_retime(static_cast<int>(programs.size()), job.rounds, [&](int i) {
-      return programs[i]->run(args.bufs, job.vars, job.kernels[i].dims);
+      return launch_seconds(job.kernels[i].source,
+                            programs[i]->run(args.bufs, job.vars, job.kernels[i].dims));
     });
   } catch (const std::exception& e) {
     r.status = CandidateStatus::crash;

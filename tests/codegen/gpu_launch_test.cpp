@@ -1,13 +1,15 @@
 // Launch dims of GPU kernels (gpudims.cpp): GLOBAL axes are work-groups and LOCAL axes
 // work-items, more axes than the three dimensions (or larger than a dimension allows) merge, a
 // launch that cannot fit is refused with the dims named, NOLOCALS uses global ids; each kernel
-// also runs on the OpenCL device (where there is one) and matches the plain kernel.
+// also runs on the OpenCL device and matches the plain kernel (without a device, the test skips
+// there and says why).
 #include <gtest/gtest.h>
 
 #include "core/opt/kernel.hpp"
 #include "core/opt/kernel_info.hpp"
 #include "tests/codegen/kernels.hpp"
 #include "tests/codegen/workload_kernels.hpp"
+#include "tests/runtime/runtime_helpers.hpp"
 
 namespace tunebed {
 namespace {
@@ -19,16 +21,14 @@ std::array<int64_t, 3> ints(const std::array<sint, 3>& s) {
   return {s[0].to_int(), s[1].to_int(), s[2].to_int()};
 }
 
-// "" when the kernel matches `plain` on OpenCL, or when there is no OpenCL device.
-std::string runs_on_opencl(const UOp& optimized, const UOp& plain) {
-  std::shared_ptr<Device> device;
-  try {
-    device = open_device("opencl");
-  } catch (const DeviceError&) {
-    return "";
-  }
-  return testing::check_on_device(optimized, plain, device, renderer_for(*device), 7);
-}
+// The kernel runs on OpenCL and matches `plain`. Without an OpenCL device the test skips here,
+// saying why, after the checks of the rendered launch above it have run.
+#define EXPECT_RUNS_ON_OPENCL(optimized, plain)                                                        \
+  do {                                                                                                 \
+    const testing::Opened cl = testing::try_open("opencl");                                            \
+    if (!cl.device) GTEST_SKIP() << "no OpenCL device (PoCL: scripts/setup): " << cl.why_not;          \
+    EXPECT_EQ(testing::check_on_device(optimized, plain, cl.device, renderer_for(*cl.device), 7), ""); \
+  } while (0)
 
 TEST(GpuLaunch, GlobalAxesAreWorkGroupsAndLocalAxesWorkItems) {
   const UOp plain = elementwise_add(64), ast = split_axis(plain, 0, 8, AxisType::LOCAL);
@@ -40,7 +40,7 @@ TEST(GpuLaunch, GlobalAxesAreWorkGroupsAndLocalAxesWorkItems) {
   const std::string cuda = get_program(ast, Renderer::cuda()).source;
   EXPECT_NE(cuda.find("blockIdx.x"), std::string::npos) << cuda;
   EXPECT_NE(cuda.find("__launch_bounds__(8)"), std::string::npos) << cuda;
-  EXPECT_EQ(runs_on_opencl(ast, plain), "");
+  EXPECT_RUNS_ON_OPENCL(ast, plain);
 }
 
 // (120) split into GLOBAL axes (5, 2, 3, 4); innermost first, (4, 3, 2, 5) merges to (12, 2, 5).
@@ -51,7 +51,7 @@ TEST(GpuLaunch, MoreGlobalAxesThanDimensionsMergeInnermostFirst) {
   const ProgramSpec p = get_program(ast, Renderer::opencl());
   EXPECT_EQ(ints(p.global_size), (std::array<int64_t, 3>{12, 2, 5}));
   EXPECT_EQ(ints(p.local_size), (std::array<int64_t, 3>{1, 1, 1}));
-  EXPECT_EQ(runs_on_opencl(ast, plain), "");
+  EXPECT_RUNS_ON_OPENCL(ast, plain);
 }
 
 TEST(GpuLaunch, AxesOverTheLocalLimitMergeOrAreRefused) {
@@ -78,7 +78,7 @@ TEST(GpuLaunch, NoLocalsUsesGlobalIdsAndGroupsOfOne) {
   EXPECT_NE(p.source.find("get_global_id(0)"), std::string::npos) << p.source;
   EXPECT_EQ(ints(p.global_size), (std::array<int64_t, 3>{64, 1, 1}));
   EXPECT_EQ(ints(p.local_size), (std::array<int64_t, 3>{1, 1, 1}));
-  EXPECT_EQ(runs_on_opencl(ast, plain), "");
+  EXPECT_RUNS_ON_OPENCL(ast, plain);
 }
 
 TEST(GpuLaunch, TheCpuRendererRefusesLocalAxes) {

@@ -6,6 +6,13 @@
 //
 // The device is OpenCL (PoCL in tests and CI) unless TUNEBED_GPU_TEST_DEVICE names another
 // (scripts/gpu-check runs these tests with `cuda`); without it the tests skip and say why.
+//
+// Tensor cores on CUDA: the library's float16 kernels, and its float workloads built in bfloat16,
+// with the TC opt the optimizer applies (Kernel::apply_tensor_cores), on cuda:0, compared with
+// core/engine's compare_output. Which kernels must take a TC is checked first, with the device's
+// renderer or, without a GPU, Renderer::cuda() (sm_80): a kernel that should and does not fails
+// the test on any machine; then the TC kernels compile with NVRTC (where it is installed); only
+// their values need the GPU, and without one the test skips there and says why.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -14,8 +21,10 @@
 #include "core/opt/actions.hpp"
 #include "core/opt/heuristic.hpp"
 #include "core/opt/kernel.hpp"
+#include "core/runtime/cuda_device.hpp"
 #include "tests/codegen/bounded_property.hpp"
 #include "tests/codegen/workload_kernels.hpp"
+#include "tests/runtime/runtime_helpers.hpp"
 
 namespace tunebed {
 namespace {
@@ -102,6 +111,68 @@ TEST(GpuWorkloads, RandomLegalOptsWithLocalsAndGroupsMatch) {
         check_on_device(optimized, no_opts(k.ast), device, renderer, *rc::gen::arbitrary<uint32_t>());
     if (!failure.empty()) RC_FAIL(k.label + " with " + opts_text(optimized) + "\n" + failure);
   });
+}
+
+// The kernels a tensor core must take at the small sizes of workload_kernels.cpp (at the first
+// TC opt level, 0 to 2, and axis choice that fits): every matmul, attention's two (q @ k^T and
+// the weights @ v) and, for float16 only, conv2d's sum of products (36 long: only the 8x16x8
+// half core fits it, padded). mlp's layers take none yet.
+bool must_take_tc(const testing::LibraryKernel& k, DType dtype) {
+  for (const char* prefix : {"matmul:", "batched_matmul:"})
+    if (k.label.starts_with(prefix)) return true;
+  if (k.label.starts_with("attention:") && (k.label.ends_with("#0") || k.label.ends_with("#4"))) return true;
+  return dtype == dtypes::float16 && k.label.starts_with("conv2d:");
+}
+
+void tensor_cores_match_on_cuda(DType dtype) {
+  const testing::Opened cuda = testing::try_open("cuda");
+  const Renderer renderer = cuda.device ? renderer_for(*cuda.device) : Renderer::cuda();
+  const std::string arch = cuda.device ? cuda.device->fingerprint().arch : "sm_80";
+  bool has_tc = false;
+  for (const TensorCore& tc : renderer.tensor_cores) has_tc |= tc.dtype_in == dtype;
+  if (!has_tc) GTEST_SKIP() << "CUDA " << arch << " has no " << to_string(dtype) << " tensor core";
+  const std::vector<testing::LibraryKernel> kernels =
+      dtype == dtypes::float16 ? testing::library_kernels(dtype) : testing::library_float_kernels_in(dtype);
+  std::vector<std::pair<const testing::LibraryKernel*, UOp>> with_tc;
+  for (const auto& k : kernels) {
+    Kernel kernel(k.ast, renderer);
+    bool applied = false;
+    for (int level = 0; level <= 2 && !applied; level++)
+      for (int axis = 0; axis < 8 && !applied; axis++)
+        applied = kernel.apply_tensor_cores(1, std::nullopt, axis, -1, level);
+    if (applied)
+      with_tc.emplace_back(&k, kernel.get_optimized_ast());
+    else if (must_take_tc(k, dtype))
+      ADD_FAILURE() << k.label << ": no tensor core of " << arch << " applies";
+  }
+  ASSERT_FALSE(with_tc.empty()) << "no " << to_string(dtype) << " kernel took a tensor core";
+  if (!cuda.device) {
+    if (auto why = nvrtc_unavailable_reason())
+      GTEST_SKIP() << "no CUDA device (" << cuda.why_not << ") and no NVRTC: " << *why;
+    for (const auto& [k, optimized] : with_tc) {
+      try {
+        const ProgramSpec p = get_program(optimized, renderer);
+        nvrtc_compile(p.source, p.name, "sm_80");
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << k->label << " with " << opts_text(optimized) << ": " << e.what();
+      }
+    }
+    GTEST_SKIP()
+        << "no CUDA device: " << cuda.why_not << " (" << with_tc.size() << " " << to_string(dtype)
+        << " kernels took a tensor core and compiled with NVRTC; their values need a GPU: scripts/gpu-check)";
+  }
+  uint32_t seed = 0;
+  for (const auto& [k, optimized] : with_tc)
+    EXPECT_EQ(check_on_device(optimized, no_opts(k->ast), cuda.device, renderer, seed++,
+                              testing::compare_as_engine),
+              "")
+        << k->label << " with " << opts_text(optimized);
+}
+
+TEST(GpuWorkloads, Float16KernelsWithTensorCoresMatchOnCuda) { tensor_cores_match_on_cuda(dtypes::float16); }
+
+TEST(GpuWorkloads, BFloat16KernelsWithTensorCoresMatchOnCuda) {
+  tensor_cores_match_on_cuda(dtypes::bfloat16);
 }
 
 }  // namespace

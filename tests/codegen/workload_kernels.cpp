@@ -5,6 +5,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/engine/check.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/workloads.hpp"
 #include "tests/codegen/kernel_eval.hpp"
@@ -27,22 +28,61 @@ const std::map<std::string, std::string>& small_params() {
   return params;
 }
 
+std::vector<LibraryKernel> kernels_of(const Workload& w) {
+  std::vector<LibraryKernel> out;
+  const Schedule s = create_schedule({w.output.uop()});
+  int n = 0;
+  for (const ScheduleItem& item : s.items)
+    if (!item.is_copy()) out.push_back({w.spec + "#" + std::to_string(n++), item.ast.with_arg(Arg(None{}))});
+  return out;
+}
+
+const std::string& small_params_of(const WorkloadDef& def) {
+  auto it = small_params().find(def.name);
+  if (it == small_params().end())
+    throw std::logic_error("workload " + def.name +
+                           " has no small size in tests/codegen/workload_kernels.cpp");
+  return it->second;
+}
+
 }  // namespace
+
+std::vector<LibraryKernel> library_float_kernels_in(DType dtype) {
+  std::vector<LibraryKernel> out;
+  for (const WorkloadDef& library_def : workload_library()) {
+    if (std::find(library_def.dtypes.begin(), library_def.dtypes.end(), dtypes::float16) ==
+        library_def.dtypes.end())
+      continue;
+    WorkloadDef def = library_def;
+    if (std::find(def.dtypes.begin(), def.dtypes.end(), dtype) == def.dtypes.end())
+      def.dtypes.push_back(dtype);
+    // The spec's parameters over the defaults, in definition order (make_workload's canonical spec).
+    std::map<std::string, std::string> values;
+    for (const WorkloadParam& p : def.params) values[p.name] = p.default_value;
+    const std::string& small = small_params_of(def);
+    for (size_t at = 0; at < small.size();) {
+      const size_t comma = std::min(small.find(',', at), small.size()), eq = small.find('=', at);
+      values[small.substr(at, eq - at)] = small.substr(eq + 1, comma - eq - 1);
+      at = comma + 1;
+    }
+    values["dtype"] = to_string(dtype);
+    std::string spec = def.name + ":";
+    for (size_t k = 0; k < def.params.size(); k++)
+      spec += (k ? "," : "") + def.params[k].name + "=" + values[def.params[k].name];
+    const WorkloadParams params(def, values, 0);
+    const Tensor output = def.build(params);
+    for (LibraryKernel& k : kernels_of(Workload{spec, params.inputs(), output})) out.push_back(std::move(k));
+  }
+  return out;
+}
 
 std::vector<LibraryKernel> library_kernels(DType dtype) {
   std::vector<LibraryKernel> out;
   for (const WorkloadDef& def : workload_library()) {
-    auto it = small_params().find(def.name);
-    if (it == small_params().end())
-      throw std::logic_error("workload " + def.name +
-                             " has no small size in tests/codegen/workload_kernels.cpp");
+    const std::string& small = small_params_of(def);
     if (std::find(def.dtypes.begin(), def.dtypes.end(), dtype) == def.dtypes.end()) continue;
-    const Workload w = make_workload(def.name + ":" + it->second + ",dtype=" + to_string(dtype));
-    const Schedule s = create_schedule({w.output.uop()});
-    int n = 0;
-    for (const ScheduleItem& item : s.items)
-      if (!item.is_copy())
-        out.push_back({w.spec + "#" + std::to_string(n++), item.ast.with_arg(Arg(None{}))});
+    for (LibraryKernel& k : kernels_of(make_workload(def.name + ":" + small + ",dtype=" + to_string(dtype))))
+      out.push_back(std::move(k));
   }
   return out;
 }
@@ -55,8 +95,13 @@ std::string opts_text(const UOp& optimized) {
   return out.empty() ? "(none)" : out;
 }
 
+std::string compare_as_engine(const HostBuffer& got, const HostBuffer& want) {
+  const Verdict v = compare_output(got, want);
+  return v.ok ? "" : v.message;
+}
+
 std::string check_on_device(const UOp& optimized, const UOp& plain, const std::shared_ptr<Device>& device,
-                            const Renderer& renderer, uint32_t seed) {
+                            const Renderer& renderer, uint32_t seed, const Compare& compare) {
   std::unique_ptr<Executable> exe;
   try {
     exe = std::make_unique<Executable>(optimized, device, renderer);
@@ -71,7 +116,7 @@ std::string check_on_device(const UOp& optimized, const UOp& plain, const std::s
   std::vector<HostBuffer> got = exe->run(bufs), want = bufs;
   eval_kernel(plain, want);
   for (int64_t out : output_buffers(plain)) {
-    const std::string diff = compare_buffers(got[out], want[out]);
+    const std::string diff = compare ? compare(got[out], want[out]) : compare_buffers(got[out], want[out]);
     if (!diff.empty()) return "buffer " + std::to_string(out) + ": " + diff + "\n" + exe->spec().source;
   }
   return "";

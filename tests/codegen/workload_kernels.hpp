@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,14 +21,26 @@ struct LibraryKernel {
 // `dtype`. Throws when a workload has no small size here: a new workload must be added.
 std::vector<LibraryKernel> library_kernels(DType dtype = dtypes::float32);
 
+// The kernels of the library's float workloads (those that list float16) built in `dtype`, which
+// the library need not list: bfloat16, which it offers for no workload, but CUDA's tensor cores
+// take. The same small sizes and the same labels ("matmul:M=16,...,dtype=bfloat16#0").
+std::vector<LibraryKernel> library_float_kernels_in(DType dtype);
+
 // The unoptimized form of a scheduled kernel: GLOBAL and REDUCE axes, the default name.
 UOp no_opts(const UOp& ast);
 
+// "" when an output agrees with the evaluator's, else what differs.
+using Compare = std::function<std::string(const HostBuffer& got, const HostBuffer& want)>;
+// core/engine's compare_output (the tolerance the search and `tunebed run --check` use, which
+// follows the dtype, bfloat16 included) as a Compare.
+std::string compare_as_engine(const HostBuffer& got, const HostBuffer& want);
+
 // Compiles `optimized` for `device` (with `renderer`), runs it on seeded random inputs, and
-// compares each output with the direct evaluation of `plain`: "" when they agree, else what
-// failed (the refusal, the compile error, or the first wrong element, with the source).
+// compares each output with the direct evaluation of `plain` (with `compare`, by default
+// kernel_eval's compare_buffers): "" when they agree, else what failed (the refusal, the compile
+// error, or the first wrong element, with the source).
 std::string check_on_device(const UOp& optimized, const UOp& plain, const std::shared_ptr<Device>& device,
-                            const Renderer& renderer, uint32_t seed);
+                            const Renderer& renderer, uint32_t seed, const Compare& compare = {});
 
 // The opts of an optimized AST, as text ("LOCAL:0:4 GROUP:0:8").
 std::string opts_text(const UOp& optimized);

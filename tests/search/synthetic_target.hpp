@@ -1,6 +1,7 @@
 // A synthetic tuning target for tune()'s tests: a space of hand-written C kernels, the root and
 // one level of named variants (each a body that fills out[0..256) from in[]), instead of a real
-// kernel, so a test can plant a segfault, a hang, a wrong answer or a slow kernel by name.
+// kernel, so a test can plant a segfault, a hang, a wrong answer or a slow kernel by name, and
+// price each launch by the kernel's repeat count instead of the clock (repeat_seconds).
 #pragma once
 
 #include <string>
@@ -18,6 +19,22 @@ inline std::string doubling(int repeat) {
   return "for (int r = 0; r < " + std::to_string(repeat) +
          "; r++) for (int i = 0; i < 256; i++) ((volatile float*)out)[i] = in[i] * 2.0f;";
 }
+
+// A synthetic cost for set_launch_price (search/measure.hpp): REPEAT microseconds for a kernel
+// whose source has `r < REPEAT` (doubling's loop), 1 us for one without. With it installed, which
+// candidate wins follows the repeat counts, never the machine's load.
+inline double repeat_seconds(const std::string& source) {
+  const size_t at = source.find("r < ");
+  return (at == std::string::npos ? 1 : std::stoi(source.substr(at + 4))) * 1e-6;
+}
+
+// Installs a launch price for the life of the scope (a test), and restores the device's clock.
+struct ScopedLaunchPrice {
+  explicit ScopedLaunchPrice(LaunchPrice price) { set_launch_price(std::move(price)); }
+  ~ScopedLaunchPrice() { set_launch_price({}); }
+  ScopedLaunchPrice(const ScopedLaunchPrice&) = delete;
+  ScopedLaunchPrice& operator=(const ScopedLaunchPrice&) = delete;
+};
 
 struct Variant {
   std::string name, body;

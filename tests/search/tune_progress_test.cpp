@@ -18,7 +18,9 @@ namespace {
 
 using namespace test;
 
+// Launches are priced by repeat count (repeat_seconds), so rankings never follow the machine's load.
 struct TuneProgress : ::testing::Test {
+  ScopedLaunchPrice price{repeat_seconds};
   std::filesystem::path dir;
   VariantSpace space;
   std::string root = doubling(50);
@@ -142,14 +144,19 @@ TEST_F(TuneProgress, TheBaselineIsMeasuredOutsideTheBudgetAndTheWinnerIsNeverSlo
 }
 
 // The search sees "flaky" as the fastest; by the time the top-k are re-timed it has become the
-// slowest (a marker file switches it), so the re-timing declares another winner. The database's
-// best must be that winner with its re-timed median, not the lowest median the search stored.
+// slowest (a marker file switches it, and its price: 1 us, then 3000 us), so the re-timing
+// declares another winner. The database's best must be that winner with its re-timed median, not
+// the lowest median the search stored.
 TEST_F(TuneProgress, TheStoredBestIsTheDeclaredWinnerWithItsRetimedMedian) {
   const std::string marker = (dir / "slow-now").string();
-  space.variants = {{"flaky", "if (access(\"" + marker + "\", F_OK) == 0) { " + doubling(3000) + " } else { " +
-                                  doubling(1) + " }"},
+  space.variants = {{"flaky", "if (access(\"" + marker + "\", F_OK) == 0) { " + doubling(3000) +
+                                  " } else { " + doubling(1) + " }"},
                     {"steady", doubling(100)}};
-  root = doubling(400);  // so that the search ranks flaky (an access() call) < steady < root
+  root = doubling(400);  // so that the search ranks flaky < steady < root
+  set_launch_price([marker](const std::string& source) {
+    if (source.find("access(") == std::string::npos) return repeat_seconds(source);
+    return (std::filesystem::exists(marker) ? 3000 : 1) * 1e-6;
+  });
   auto db = open_db();
   auto beam = make_beam({.width = 2});
   WorkerPool pool({.workers = 1});

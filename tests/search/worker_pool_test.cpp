@@ -7,6 +7,8 @@
 #include <chrono>
 #include <string>
 
+#include "tests/search/synthetic_target.hpp"
+
 namespace tunebed::search {
 namespace {
 
@@ -118,7 +120,10 @@ TEST(WorkerPool, ReturnsTheOutputWhenAsked) {
   EXPECT_EQ(widened(*r.output), expected);
 }
 
+// Priced by repeat count (1 us and 200 us), so the winner shows that each kernel's samples are
+// its own, whatever the machine's load.
 TEST(WorkerPool, RetimeRunsEveryKernelInterleaved) {
+  test::ScopedLaunchPrice price{test::repeat_seconds};
   WorkerPool pool({.workers = 1});
   Job a = job_for("add_one", add_one_body);
   RetimeJob job;
@@ -130,6 +135,7 @@ TEST(WorkerPool, RetimeRunsEveryKernelInterleaved) {
   ASSERT_EQ(r.status, CandidateStatus::ok) << r.message;
   ASSERT_EQ(r.retimed.samples.size(), 2u);
   EXPECT_EQ(r.retimed.samples[0].size(), 5u);
+  EXPECT_EQ(r.retimed.samples[1], std::vector<double>(5, test::repeat_seconds(job.kernels[1].source)));
   EXPECT_EQ(r.retimed.winner, 0);
 }
 

@@ -4,7 +4,7 @@
 // median of 10 runs after 2 warm-ups) on inputs drawn by fill_random (core/engine/check.hpp).
 // Before a kernel is timed its values are checked at 256^3 (TUNEBED_MATMUL_CHECK_N) with the
 // same opts (the optimizer's own for that size where they do not fit), against the direct
-// evaluation of the unoptimized kernel, with compare_output: a wrong kernel fails the test and is
+// evaluation of the unoptimized kernel, with check_output: a wrong kernel fails the test and is
 // not timed. Each pair of lines reads
 //   check  256^3 float16 TC    ok      TC:0:(-1,0,1) UPCAST:0:4 ...
 //   matmul 4096^3 float16 TC     0.873 ms  157434.1 GFLOP/s  TC:0:(-1,0,1) UPCAST:0:4 ...
@@ -112,8 +112,7 @@ TEST(GpuMatmul, DISABLED_Throughput) {
         continue;
       }
       const UOp small = with_opts_of(small_ast, optimized, r);
-      const std::string wrong = testing::check_on_device(small, testing::no_opts(small_ast), device, r, 7,
-                                                         testing::compare_as_engine);
+      const std::string wrong = testing::check_on_device(small, testing::no_opts(small_ast), device, r, 7);
       std::printf("%s %-7s %s\n", check_head, wrong.empty() ? "ok" : "FAILED",
                   testing::opts_text(small).c_str());
       if (!wrong.empty()) {

@@ -9,7 +9,7 @@
 //
 // Tensor cores on CUDA: the library's float16 kernels, and its float workloads built in bfloat16,
 // with the TC opt the optimizer applies (Kernel::apply_tensor_cores), on cuda:0, compared with
-// core/engine's compare_output. Which kernels must take a TC is checked first, with the device's
+// core/engine's check_output. Which kernels must take a TC is checked first, with the device's
 // renderer or, without a GPU, Renderer::cuda() (sm_80): a kernel that should and does not fails
 // the test on any machine; then the TC kernels compile with NVRTC (where it is installed); only
 // their values need the GPU, and without one the test skips there and says why.
@@ -163,8 +163,7 @@ void tensor_cores_match_on_cuda(DType dtype) {
   }
   uint32_t seed = 0;
   for (const auto& [k, optimized] : with_tc)
-    EXPECT_EQ(check_on_device(optimized, no_opts(k->ast), cuda.device, renderer, seed++,
-                              testing::compare_as_engine),
+    EXPECT_EQ(check_on_device(optimized, no_opts(k->ast), cuda.device, renderer, seed++),
               "")
         << k->label << " with " << opts_text(optimized);
 }

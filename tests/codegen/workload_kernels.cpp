@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/engine/check.hpp"
+#include "core/schedule/ast_interpreter.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/workloads.hpp"
 #include "tests/codegen/kernel_eval.hpp"
@@ -95,13 +96,8 @@ std::string opts_text(const UOp& optimized) {
   return out.empty() ? "(none)" : out;
 }
 
-std::string compare_as_engine(const HostBuffer& got, const HostBuffer& want) {
-  const Verdict v = compare_output(got, want);
-  return v.ok ? "" : v.message;
-}
-
 std::string check_on_device(const UOp& optimized, const UOp& plain, const std::shared_ptr<Device>& device,
-                            const Renderer& renderer, uint32_t seed, const Compare& compare) {
+                            const Renderer& renderer, uint32_t seed) {
   std::unique_ptr<Executable> exe;
   try {
     exe = std::make_unique<Executable>(optimized, device, renderer);
@@ -113,11 +109,15 @@ std::string check_on_device(const UOp& optimized, const UOp& plain, const std::s
   std::mt19937 rng(seed);
   std::vector<HostBuffer> bufs = exe->make_buffers();
   for (HostBuffer& b : bufs) fill_random(b, rng);
-  std::vector<HostBuffer> got = exe->run(bufs), want = bufs;
-  eval_kernel(plain, want);
+  const std::vector<Expected> want = expect_kernel_ast(plain, bufs);
+  std::vector<HostBuffer> got = exe->run(bufs), evaluated = bufs;
+  eval_kernel(plain, evaluated);
   for (int64_t out : output_buffers(plain)) {
-    const std::string diff = compare ? compare(got[out], want[out]) : compare_buffers(got[out], want[out]);
-    if (!diff.empty()) return "buffer " + std::to_string(out) + ": " + diff + "\n" + exe->spec().source;
+    const size_t i = static_cast<size_t>(out);
+    if (const Verdict e = check_output(evaluated[i], want[i]); !e.ok)
+      return "buffer " + std::to_string(out) + ": the evaluator and the AST interpreter disagree: " + e.message;
+    if (const Verdict v = check_output(got[i], want[i]); !v.ok)
+      return "buffer " + std::to_string(out) + ": " + v.message + "\n" + exe->spec().source;
   }
   return "";
 }

@@ -29,18 +29,13 @@ std::vector<LibraryKernel> library_float_kernels_in(DType dtype);
 // The unoptimized form of a scheduled kernel: GLOBAL and REDUCE axes, the default name.
 UOp no_opts(const UOp& ast);
 
-// "" when an output agrees with the evaluator's, else what differs.
-using Compare = std::function<std::string(const HostBuffer& got, const HostBuffer& want)>;
-// core/engine's compare_output (the tolerance the search and `tunebed run --check` use, which
-// follows the dtype, bfloat16 included) as a Compare.
-std::string compare_as_engine(const HostBuffer& got, const HostBuffer& want);
-
-// Compiles `optimized` for `device` (with `renderer`), runs it on seeded random inputs, and
-// compares each output with the direct evaluation of `plain` (with `compare`, by default
-// kernel_eval's compare_buffers): "" when they agree, else what failed (the refusal, the compile
-// error, or the first wrong element, with the source).
+// Compiles `optimized` for `device` (with `renderer`), runs it on seeded random inputs, and checks
+// each output against the AST interpreter's exact run of `plain` (core/engine's check_output: the
+// derived error bound of every element, whatever the dtype); the direct evaluation of `plain`
+// (kernel_eval) must lie within the same bounds. "" when both agree, else what failed (the
+// refusal, the compile error, or the first wrong element, with the source).
 std::string check_on_device(const UOp& optimized, const UOp& plain, const std::shared_ptr<Device>& device,
-                            const Renderer& renderer, uint32_t seed, const Compare& compare = {});
+                            const Renderer& renderer, uint32_t seed);
 
 // The opts of an optimized AST, as text ("LOCAL:0:4 GROUP:0:8").
 std::string opts_text(const UOp& optimized);

@@ -138,7 +138,7 @@ int why(const std::vector<std::string>& args) {
           "How the search found KERNEL's winner: every candidate of the winning run on that device in\n"
           "the order tried, with its status, time and the best time so far, and the near-ties:\n"
           "verified candidates within PCT percent of the winner (the note column marks both).\n"
-                     "Exit 1 when no candidate of the kernel passed verification: there is no winner to explain."};
+          "Exit 1 when no candidate of the kernel passed verification: there is no winner to explain."};
   cl.options.add_options()("kernel", po::value<std::string>()->required()->value_name("HASH"), "the kernel")(
       "device", po::value<std::string>()->value_name("D"),
       "the device (needed when the kernel won on several)")(
@@ -408,7 +408,8 @@ const std::vector<Subcommand> kQueries = {
 
 int run(const std::vector<std::string>& args) { return run_subcommand("query", kQueries, args); }
 
-const Registrar reg{"query", "ask a tuning database: best, history, why, failures, findings, runs, compare, diff", run};
+const Registrar reg{
+    "query", "ask a tuning database: best, history, why, failures, findings, runs, compare, diff", run};
 
 }  // namespace
 }  // namespace tunebed::cli

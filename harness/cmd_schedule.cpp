@@ -39,8 +39,8 @@ void print_text(const std::string& spec, const Schedule& s) {
   std::cout << "# " << spec << "\n";
   for (size_t k = 0; k < s.items.size(); k++) {
     const ScheduleItem& item = s.items[k];
-    std::cout << "kernel " << k << (item.is_copy() ? " (copy)" : "") << "  hash "
-              << kernel_hash(item.ast) << "\n";
+    std::cout << "kernel " << k << (item.is_copy() ? " (copy)" : "") << "  hash " << kernel_hash(item.ast)
+              << "\n";
     for (size_t i = 0; i < item.bufs.size(); i++) {
       const BufferInfo b = info(item.bufs[i]);
       std::cout << "  buf " << i << ": BUFFER(" << b.id << ") " << b.dtype << "[" << b.size << "] on "

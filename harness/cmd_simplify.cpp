@@ -35,11 +35,13 @@ std::map<std::string, VarBounds> parse_vars(const std::string& spec) {
   while (std::getline(entries, entry, ',')) {
     auto bad = [&](const std::string& why) { return UsageError("--vars entry '" + entry + "': " + why); };
     size_t c1 = entry.find(':'), c2 = c1 == std::string::npos ? c1 : entry.find(':', c1 + 1);
-    if (c2 == std::string::npos || entry.find(':', c2 + 1) != std::string::npos) throw bad("expected NAME:MIN:MAX");
+    if (c2 == std::string::npos || entry.find(':', c2 + 1) != std::string::npos)
+      throw bad("expected NAME:MIN:MAX");
     std::string name = entry.substr(0, c1);
     VarBounds b;
     if (!is_identifier(name)) throw bad("'" + name + "' is not a variable name");
-    if (!parse_int(std::string_view(entry).substr(c1 + 1, c2 - c1 - 1), b.min)) throw bad("MIN is not an integer");
+    if (!parse_int(std::string_view(entry).substr(c1 + 1, c2 - c1 - 1), b.min))
+      throw bad("MIN is not an integer");
     if (!parse_int(std::string_view(entry).substr(c2 + 1), b.max)) throw bad("MAX is not an integer");
     if (b.min > b.max) throw bad("MIN is greater than MAX");
     if (!vars.emplace(name, b).second) throw bad("'" + name + "' is given twice");
@@ -76,8 +78,8 @@ int run(const std::vector<std::string>& args) {
       "vars", po::value<std::string>(), "variable bounds, NAME:MIN:MAX separated by commas")(
       "json", po::bool_switch(), "print {input, simplified, ops_before, ops_after} as JSON");
   cl.positional.add("expr", 1);
-  cl.examples = {"tunebed simplify '((i*6+j)//4)%3' --vars i:0:9,j:0:5", "tunebed simplify 'x*4//4+x%1' --json",
-                 "tunebed simplify --vars x:-8:8 -- '-x%4'"};
+  cl.examples = {"tunebed simplify '((i*6+j)//4)%3' --vars i:0:9,j:0:5",
+                 "tunebed simplify 'x*4//4+x%1' --json", "tunebed simplify --vars x:-8:8 -- '-x%4'"};
   auto vm = parse(cl, args);
   if (!vm) return 0;
 
@@ -93,7 +95,8 @@ int run(const std::vector<std::string>& args) {
   UOp out = simplify(input);
   if ((*vm)["json"].as<bool>()) {
     std::cout << "{\"input\": " << json_string(text) << ", \"simplified\": " << json_string(print_expr(out))
-              << ", \"ops_before\": " << alu_op_count(input) << ", \"ops_after\": " << alu_op_count(out) << "}\n";
+              << ", \"ops_before\": " << alu_op_count(input) << ", \"ops_after\": " << alu_op_count(out)
+              << "}\n";
   } else {
     std::cout << print_expr(out) << "\n";
   }

@@ -70,7 +70,7 @@ ShapeTracker apply_op(const ShapeTracker& st, const std::string& text) {
     for (int64_t a : ints()) {
       if (a < 0 || a >= static_cast<int64_t>(axes.size()))
         throw ViewError("flip: axis " + std::to_string(a) + " out of range for " +
-                         std::to_string(axes.size()) + " dimensions");
+                        std::to_string(axes.size()) + " dimensions");
       if (axes[a]) throw ViewError("flip: axis " + std::to_string(a) + " given twice");
       axes[a] = true;
     }

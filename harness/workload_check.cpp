@@ -6,7 +6,7 @@
 namespace tunebed::cli {
 
 WorkloadCheck check_workload(const Workload& w, const Schedule& schedule) {
-  WorkloadCheck c{expect_output(schedule, w.output.buffers()), {}};
+  WorkloadCheck c{expect_output(schedule, w.output.buffers(), 0, kExactRunBudget), {}};
   try {
     c.eigen =
         check_output(reference::to_host(reference::evaluate(w.output.uop(), w.output.buffers())), c.expected);

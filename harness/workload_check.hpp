@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/engine/check.hpp"
+#include "core/schedule/ast_interpreter.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/workloads.hpp"
 
@@ -17,6 +18,8 @@ struct WorkloadCheck {
 };
 
 // W's SCHEDULE (of w.output) run exactly on W's inputs, and the Eigen reference checked against it.
+// Throws AstInterpreterError for a schedule the exact run cannot take (an earlier kernel past
+// kExactRunBudget).
 WorkloadCheck check_workload(const Workload& w, const Schedule& schedule);
 
 }  // namespace tunebed::cli

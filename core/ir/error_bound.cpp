@@ -33,15 +33,16 @@ FloatFormat format_of(const DType& d) {
 double eps_of(const DType& d) { return 2 * unit_roundoff(d); }
 
 // The bound of a result that carries PROPAGATED error from its operands and is then rounded (by
-// a library function off by up to ULPS ulps, or correctly: 0.5). Past the dtype's largest finite
-// value the kernel may hold an infinity the exact value does not: unverifiable.
+// a library function off by up to ULPS ulps, or correctly: 0.5). What is rounded is the kernel's
+// value, up to |r| + PROPAGATED, not r: so the bound holds to every order, not only the first.
+// Past the dtype's largest finite value the kernel may hold an infinity the exact value does not:
+// unverifiable.
 double finish(const DType& d, double propagated, double r, double ulps = 0.5) {
   if (!d.is_float()) return propagated;
   if (std::isnan(r) || std::isinf(r)) return propagated == 0 ? 0 : inf;
-  const double rounding =
-      ulps == 0.5 ? rounding_bound(d, r) : ulps * eps_of(d) * std::abs(r) + rounding_bound(d, 0);
-  const double e = propagated + rounding;
-  return std::abs(r) + e > d.max_value() ? inf : e;
+  const double held = std::abs(r) + propagated;
+  const double e = propagated + ulps * eps_of(d) * held + rounding_bound(d, 0);
+  return held + e > d.max_value() ? inf : e;
 }
 
 // Whether a comparison of A and B (bounds EA, EB) may come out the other way in the kernel.
@@ -101,7 +102,8 @@ double SumBound::bound(const DType& dtype) const {
   if (!dtype.is_float() || n <= 1) return sum_bounds;
   const double m = static_cast<double>(n - 1);
   const double g = std::min(m, 5 * std::sqrt(m));
-  return sum_bounds + g * (unit_roundoff(dtype) * sum_abs + rounding_bound(dtype, 0));
+  // every partial sum the kernel holds is at most sum (|x_i| + E_i)
+  return sum_bounds + g * (unit_roundoff(dtype) * (sum_abs + sum_bounds) + rounding_bound(dtype, 0));
 }
 
 double alu_error_bound(Ops op, const DType& d, const DType& from, std::span<const ConstValue> x,

@@ -11,7 +11,8 @@
 // With u the dtype's unit roundoff (eps/2: 2^-24 float32, 2^-11 float16, 2^-8 bfloat16) and eta
 // half its smallest subnormal (rounding near zero is absolute, not relative):
 //
-//   round(r)                 u|r| + eta                        one correctly rounded result
+//   round(r)                 u(|r| + E) + eta                  one correctly rounded result of a
+//                                                              value the kernel holds within E
 //   load of an input         E of the buffer (0 for inputs)    inputs are exact in their dtype
 //   a + b, a - b             Ea + Eb + round(r)
 //   a * b                    |b|Ea + |a|Eb + EaEb + round(r)
@@ -21,7 +22,7 @@
 //   a < b, a != b            uncertain (E = 1) where |a - b| <= Ea + Eb
 //   where(c, x, y)           |x - y| + max(Ex, Ey) where c is uncertain
 //   cast to a narrower float Ea + round(r); to int: exact unless [x-E, x+E] spans an integer
-//   sum of n terms x_i       sum E_i + g(n) (u sum|x_i| + eta),  g(n) = min(n-1, 5 sqrt(n-1))
+//   sum of n terms x_i       sum E_i + g(n) (u sum(|x_i| + E_i) + eta), g(n) = min(n-1, 5 sqrt(n-1))
 //
 // n counts the terms that may be nonzero: in any summation tree an addition rounds only where both
 // of its operands are nonzero, and there are at most n-1 such (a one-hot or masked sum of 1024

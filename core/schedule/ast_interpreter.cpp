@@ -470,6 +470,10 @@ void run_kernel_ast_exact(const UOp& ast, const std::vector<HostBuffer*>& values
   KernelRun(ast, values, vars, &bounds, sample_stride).run();
 }
 
+int64_t sample_stride(int64_t iterations, int64_t max_iterations) {
+  return iterations <= max_iterations ? 1 : (iterations / std::max<int64_t>(max_iterations, 1)) | 1;
+}
+
 int64_t ast_iterations(const UOp& ast, const VarVals& vars) {
   std::vector<int64_t> full;
   for (const UOp& u : ast.toposort()) {
@@ -494,10 +498,8 @@ std::vector<Expected> expect_kernel_ast(const UOp& ast, const std::vector<HostBu
     value_ptrs.push_back(&out[i].value);
     bound_ptrs.push_back(&bounds[i]);
   }
-  // An odd stride meets every column of a power-of-two row over the rows.
-  const int64_t iterations = ast_iterations(ast, vars);
-  const int64_t stride = iterations <= max_iterations ? 1 : (iterations / max_iterations) | 1;
-  run_kernel_ast_exact(ast, value_ptrs, bound_ptrs, vars, stride);
+  run_kernel_ast_exact(ast, value_ptrs, bound_ptrs, vars,
+                       sample_stride(ast_iterations(ast, vars), max_iterations));
   for (size_t i = 0; i < bufs.size(); i++)
     for (int64_t k = 0; k < bounds[i].numel(); k++)
       out[i].bound[static_cast<size_t>(k)] = bounds[i].get_float(k);

@@ -48,6 +48,14 @@ void run_kernel_ast_exact(const UOp& ast, const std::vector<HostBuffer*>& values
                           const std::vector<HostBuffer*>& bounds, const VarVals& vars = {},
                           int64_t sample_stride = 1);
 
+// The exact run's budget where a check has to stay interactive (the tuner's independent check,
+// `tunebed run --check`): about 15 s of the interpreter on this project's 2-core machine.
+inline constexpr int64_t kExactRunBudget = int64_t{1} << 26;
+
+// The odd stride that keeps an exact run of ITERATIONS near MAX_ITERATIONS (1: all of it); odd, so
+// that it meets every column of a power-of-two row over the rows.
+int64_t sample_stride(int64_t iterations, int64_t max_iterations);
+
 // The iterations of AST's full shape (the product of its largest extents): the interpreter's work.
 int64_t ast_iterations(const UOp& ast, const VarVals& vars = {});
 
@@ -74,12 +82,15 @@ HostBuffer read_output(const UOp& output, const BufferData& buffers);
 
 // run_schedule's exact run: VALUES holds the input buffers widened, BOUNDS their bounds (a
 // missing one is 0); the buffers the schedule creates are added to both. read_expected is
-// read_output's twin.
-void run_schedule_exact(const Schedule& schedule, BufferData& values, BufferData& bounds);
+// read_output's twin. The last kernel is sampled past MAX_ITERATIONS (expect_kernel_ast); an
+// earlier one past it throws AstInterpreterError, as the kernels after it would read unknowns.
+void run_schedule_exact(const Schedule& schedule, BufferData& values, BufferData& bounds,
+                        int64_t max_iterations = INT64_MAX);
 Expected read_expected(const UOp& output, const BufferData& values, const BufferData& bounds);
 
 // What a correct run of SCHEDULE on BUFFERS (exact inputs, left untouched) leaves in its output
 // OUTPUT: the exact run on widened copies.
-Expected expect_output(const Schedule& schedule, const BufferData& buffers, size_t output = 0);
+Expected expect_output(const Schedule& schedule, const BufferData& buffers, size_t output = 0,
+                       int64_t max_iterations = INT64_MAX);
 
 }  // namespace tunebed

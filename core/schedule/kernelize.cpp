@@ -81,7 +81,8 @@ PatternMatcher sym_rules() {
        [](const Match& m) -> UOp {
          const UOp &cast = m["cast"], &vm = m["vm"];
          const ShapeTracker& st = view_st(vm);
-         if (cast.dtype().itemsize() > vm.dtype().itemsize() || !resolve(lt(st.real_size(), prod(st.shape()))))
+         if (cast.dtype().itemsize() > vm.dtype().itemsize() ||
+             !resolve(lt(st.real_size(), prod(st.shape()))))
            return {};
          return view(uop_base(vm).cast(cast.dtype()), st);
        }},

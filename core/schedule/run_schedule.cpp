@@ -75,8 +75,10 @@ HostBuffer read_output(const UOp& output, const BufferData& buffers) {
   return read_positions(output, buffers, output.dtype());
 }
 
-void run_schedule_exact(const Schedule& schedule, BufferData& values, BufferData& bounds) {
+void run_schedule_exact(const Schedule& schedule, BufferData& values, BufferData& bounds,
+                        int64_t max_iterations) {
   for (const ScheduleItem& item : schedule.items) {
+    const bool last = &item == &schedule.items.back();
     std::vector<HostBuffer*> v, e;
     for (const UOp& b : item.bufs) {
       v.push_back(&host_buffer(b, values, b.dtype().is_float() ? dtypes::float64 : b.dtype()));
@@ -86,7 +88,13 @@ void run_schedule_exact(const Schedule& schedule, BufferData& values, BufferData
       copy_item(v);
       copy_item(e);
     } else {
-      run_kernel_ast_exact(item.ast, v, e);
+      const int64_t stride = sample_stride(ast_iterations(item.ast), max_iterations);
+      if (stride > 1 && !last)
+        throw AstInterpreterError("kernel " + std::to_string(&item - schedule.items.data()) + " of " +
+                                  std::to_string(schedule.items.size()) +
+                                  " is past the exact run's budget of " + std::to_string(max_iterations) +
+                                  " iterations, and later kernels read it");
+      run_kernel_ast_exact(item.ast, v, e, {}, stride);
     }
   }
 }
@@ -102,10 +110,11 @@ Expected read_expected(const UOp& output, const BufferData& values, const Buffer
   return out;
 }
 
-Expected expect_output(const Schedule& schedule, const BufferData& buffers, size_t output) {
+Expected expect_output(const Schedule& schedule, const BufferData& buffers, size_t output,
+                       int64_t max_iterations) {
   BufferData values, bounds;
   for (const auto& [id, b] : buffers) values[id] = std::make_shared<HostBuffer>(widened(*b));
-  run_schedule_exact(schedule, values, bounds);
+  run_schedule_exact(schedule, values, bounds, max_iterations);
   return read_expected(schedule.outputs.at(output), values, bounds);
 }
 

@@ -163,8 +163,7 @@ void tensor_cores_match_on_cuda(DType dtype) {
   }
   uint32_t seed = 0;
   for (const auto& [k, optimized] : with_tc)
-    EXPECT_EQ(check_on_device(optimized, no_opts(k->ast), cuda.device, renderer, seed++),
-              "")
+    EXPECT_EQ(check_on_device(optimized, no_opts(k->ast), cuda.device, renderer, seed++), "")
         << k->label << " with " << opts_text(optimized);
 }
 

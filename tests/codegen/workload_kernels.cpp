@@ -115,7 +115,8 @@ std::string check_on_device(const UOp& optimized, const UOp& plain, const std::s
   for (int64_t out : output_buffers(plain)) {
     const size_t i = static_cast<size_t>(out);
     if (const Verdict e = check_output(evaluated[i], want[i]); !e.ok)
-      return "buffer " + std::to_string(out) + ": the evaluator and the AST interpreter disagree: " + e.message;
+      return "buffer " + std::to_string(out) +
+             ": the evaluator and the AST interpreter disagree: " + e.message;
     if (const Verdict v = check_output(got[i], want[i]); !v.ok)
       return "buffer " + std::to_string(out) + ": " + v.message + "\n" + exe->spec().source;
   }

@@ -194,6 +194,14 @@ int why(const std::vector<std::string>& args) {
   note(out, "winner on " + winner.device + ": " + winner.opts + " at " + line + " in run " +
                 winner.run_uuid.substr(0, 12) + "; " + std::to_string(near_ties) + " near-tie(s) within " +
                 results::json_number(within) + "%");
+  if (const auto check = db.kernel_check(kernel_id, winner.device_id)) {
+    std::string how = check->status + " against the " + check->oracle;
+    if (check->max_error)
+      how += " (max error " + results::json_number(*check->max_error) + ", " +
+             results::json_number(check->worst_ratio.value_or(0)) + "x its bound)";
+    if (!check->message.empty()) how += ": " + check->message;
+    note(out, "independent check on " + winner.device + ": " + how + ", " + check->checked_at);
+  }
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "harness/progress.hpp"
 #include "harness/table_format.hpp"
 #include "harness/tune_batch.hpp"
+#include "harness/workload_check.hpp"
 #include "results/json_lines.hpp"
 #include "search/kernel_space.hpp"
 #include "search/kernel_target.hpp"
@@ -309,6 +311,8 @@ int run(const std::vector<std::string>& args) {
 
   progress->run_start({run.id, run.uuid, db_path, batch.kernels.size(), session.resumed});
   std::vector<Outcome> outcomes;
+  // The Eigen half of the independent check, once per workload of the batch, as it is reached.
+  std::map<std::string, std::optional<std::string>> eigen_checks;
   size_t failed = 0;
   bool interrupted = false;
   for (size_t i = 0; i < batch.kernels.size() && !interrupted; i++) {
@@ -323,8 +327,11 @@ int run(const std::vector<std::string>& args) {
       search::KernelTarget target(k.ast, k.source, device);
       search::TuneTarget& t = target.target();
       t.baseline = t.parse(target.hand_coded_opts());
-      t.oracle = k.oracle;
-      t.oracle_error = k.oracle_error;
+      if (k.from_workload) {
+        auto [it, fresh] = eigen_checks.try_emplace(k.source);
+        if (fresh) it->second = eigen_disagreement(k.source, batch.seed);
+        if (it->second) t.oracle = "ast-interpreter+eigen", t.oracle_error = *it->second;
+      }
       outcome.shape = t.kernel.shape;
       auto strategy = make_strategy(*k.options.strategy, batch.seed, *k.options.width);
       options.budget = {*k.options.budget, *k.options.seconds};

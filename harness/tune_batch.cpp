@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -13,7 +12,6 @@
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/workloads.hpp"
 #include "harness/cli.hpp"
-#include "harness/workload_check.hpp"
 
 namespace tunebed::cli {
 namespace {
@@ -67,7 +65,7 @@ class Expander {
 
   void add(const UOp& ast, std::string source) {
     UOp plain = strip_info(ast);
-    out_.push_back({plain, kernel_hash(plain), std::move(source), origin_, options_, "ast-interpreter", ""});
+    out_.push_back({plain, kernel_hash(plain), std::move(source), origin_, options_, false});
   }
 
   void workload(const std::string& spec) {
@@ -78,19 +76,10 @@ class Expander {
         fail(e.what());
       }
     }();
-    const Schedule schedule = create_schedule({w.output.uop()});
-    // A schedule too big for the exact run is checked kernel by kernel only (search/tune.hpp).
-    std::optional<WorkloadCheck> check;
-    try {
-      check = check_workload(w, schedule);
-    } catch (const AstInterpreterError&) {
-    }
-    for (const ScheduleItem& item : schedule.items) {
+    for (const ScheduleItem& item : create_schedule({w.output.uop()}).items) {
       if (item.is_copy()) continue;
       add(item.ast, w.spec);
-      if (!check) continue;
-      out_.back().oracle = "ast-interpreter+eigen";
-      out_.back().oracle_error = check->eigen.ok ? "" : check->eigen.message;
+      out_.back().from_workload = true;
     }
   }
 

@@ -35,11 +35,9 @@ struct BatchKernel {
   std::string source;    // the workload spec, AST file or corpus line it came from
   std::string origin;    // the manifest line ("FILE:LINE") or the command line ("argument 2")
   EntryOptions options;  // all four set
-  // The oracle the kernel is checked against (search::TuneTarget::oracle): a workload's kernels
-  // also have their schedule checked against the Eigen reference (workload_check.hpp), and
-  // ORACLE_ERROR says why that failed.
-  std::string oracle = "ast-interpreter";
-  std::string oracle_error;
+  // A workload's kernel (SOURCE is its spec): its schedule is also checked against the Eigen
+  // reference before it is tuned (workload_check.hpp).
+  bool from_workload = false;
 };
 
 // The stored AST text and source of a kernel hash, for `kernel HASH` entries; nullopt if unknown.

@@ -18,4 +18,14 @@ WorkloadCheck check_workload(const Workload& w, const Schedule& schedule) {
   return c;
 }
 
+std::optional<std::string> eigen_disagreement(const std::string& spec, uint64_t seed) {
+  const Workload w = make_workload(spec, seed);
+  try {
+    const WorkloadCheck c = check_workload(w, create_schedule({w.output.uop()}));
+    return c.eigen.ok ? "" : c.eigen.message;
+  } catch (const AstInterpreterError&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace tunebed::cli

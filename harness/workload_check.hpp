@@ -5,6 +5,10 @@
 // an oracle that shares no code with the scheduler, the optimizer or codegen.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string>
+
 #include "core/engine/check.hpp"
 #include "core/schedule/ast_interpreter.hpp"
 #include "core/schedule/schedule.hpp"
@@ -21,5 +25,10 @@ struct WorkloadCheck {
 // Throws AstInterpreterError for a schedule the exact run cannot take (an earlier kernel past
 // kExactRunBudget).
 WorkloadCheck check_workload(const Workload& w, const Schedule& schedule);
+
+// The Eigen half of the tuner's independent check for the workload SPEC (inputs from SEED): "" when
+// the Eigen reference agrees with the schedule's exact run, else why not; nullopt when the exact
+// run cannot take the schedule (its kernels are then checked one by one only).
+std::optional<std::string> eigen_disagreement(const std::string& spec, uint64_t seed);
 
 }  // namespace tunebed::cli

@@ -88,6 +88,12 @@ TEST_F(TuneE2E, TunesAWorkloadThenServesItFromTheCache) {
   Result best = tunebed("query best --db " + db_);
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_NE(best.out.find("matmul:M=16,N=16,K=16"), std::string::npos) << best.out;
+  // The independent check (search/tune.hpp step 1) is recorded on the kernel and shown by `why`.
+  Result why = tunebed("query why " + best.out.substr(best.out.find('\n') + 1, 12) + " --db " + db_);
+  ASSERT_EQ(why.exit_code, 0) << why.err;
+  EXPECT_NE(why.out.find("independent check on cpu: ok against the ast-interpreter+eigen (max error "),
+            std::string::npos)
+      << why.out;
   Result runs = tunebed("query runs --format csv --db " + db_);
   EXPECT_NE(runs.out.find("completed"), std::string::npos) << runs.out;
 

@@ -196,9 +196,12 @@ int why(const std::vector<std::string>& args) {
                 results::json_number(within) + "%");
   if (const auto check = db.kernel_check(kernel_id, winner.device_id)) {
     std::string how = check->status + " against the " + check->oracle;
-    if (check->max_error)
-      how += " (max error " + results::json_number(*check->max_error) + ", " +
-             results::json_number(check->worst_ratio.value_or(0)) + "x its bound)";
+    if (check->max_error) {
+      char margin[96];
+      std::snprintf(margin, sizeof margin, " (max error %.3g, %.3gx its bound)", *check->max_error,
+                    check->worst_ratio.value_or(0));
+      how += margin;
+    }
     if (!check->message.empty()) how += ": " + check->message;
     note(out, "independent check on " + winner.device + ": " + how + ", " + check->checked_at);
   }

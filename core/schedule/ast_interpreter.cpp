@@ -349,11 +349,11 @@ class KernelRun {
         return ConstValue::integer(dtypes::bool_, locate(n.view).second);
       case Ops::LOAD: {
         auto [pos, ok] = locate(n.view);
-        if (!ok)
-          return u.dtype().is_float() ? ConstValue::real(u.dtype(), 0) : ConstValue::integer(u.dtype(), 0);
+        const DType held = held_as(u.dtype(), exact_);
+        if (!ok) return held.is_float() ? ConstValue::real(held, 0) : ConstValue::integer(held, 0);
         check_bounds(u, *n.buffer, pos);
         if (n.bound) error = n.bound->get_float(pos);
-        return read(*n.buffer, pos, held_as(u.dtype(), exact_));
+        return read(*n.buffer, pos, held);
       }
       case Ops::REDUCE_AXIS:
         return reduce(n, error);
@@ -365,12 +365,13 @@ class KernelRun {
         const ConstValue r = bitcast(v, u.dtype());
         return exact_ && r.dtype.is_float() ? ConstValue::real(dtypes::float64, r.f) : r;
       }
-      case Ops::THREEFRY:
+      case Ops::THREEFRY: {
+        const uint64_t x = static_cast<uint64_t>(eval(n.src[0]).i),
+                       key = static_cast<uint64_t>(eval(n.src[1]).i);
         if (exact_ && errors_[static_cast<size_t>(n.src[0])] + errors_[static_cast<size_t>(n.src[1])] > 0)
-          error = INFINITY;
-        return ConstValue::integer(
-            u.dtype(), static_cast<int64_t>(threefry2x32(static_cast<uint64_t>(eval(n.src[0]).i),
-                                                         static_cast<uint64_t>(eval(n.src[1]).i))));
+          error = INFINITY;  // a hash of an inexact value: anything may come out
+        return ConstValue::integer(u.dtype(), static_cast<int64_t>(threefry2x32(x, key)));
+      }
       default:
         break;
     }

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
+#include <optional>
 
 #include "search/strategy.hpp"
 #include "search/tune.hpp"
@@ -37,76 +39,69 @@ struct TuneCheck : ::testing::Test {
     o.retime_rounds = 1;
     return o;
   }
-  results::TuningDb db() const {
-    return results::TuningDb::open((dir / "tuning.db").string(), results::TuningDb::Mode::create);
+  // One tune() into this test's database.
+  TuneResult tune_once() {
+    if (!db)
+      db.emplace(results::TuningDb::open((dir / "tuning.db").string(), results::TuningDb::Mode::create));
+    return tune(target, *beam, pool, *db, options());
   }
+  std::optional<results::KernelCheck> check() {
+    return db->kernel_check(db->resolve_kernel("synthetic0002"), 1);
+  }
+  std::optional<results::BestEntry> stored() {
+    return db->cached_best(db->resolve_kernel("synthetic0002"), 1, target.action_space_version);
+  }
+
+  WorkerPool pool{{.workers = 1}};
+  std::unique_ptr<Strategy> beam = make_beam({.width = 2});
+  std::optional<results::TuningDb> db;
 };
 
 TEST_F(TuneCheck, TheRootIsCheckedOnceAndTheOutcomeRecordedOnTheKernel) {
-  WorkerPool pool({.workers = 1});
-  auto d = db();
-  auto beam = make_beam({.width = 2});
-  const TuneResult r = tune(target, *beam, pool, d, options());
+  const TuneResult r = tune_once();
   EXPECT_EQ(r.not_tuned, "");
-  const auto check = d.kernel_check(d.resolve_kernel("synthetic0002"), 1);
-  ASSERT_TRUE(check.has_value());
-  EXPECT_EQ(check->status, "ok");
-  EXPECT_EQ(check->oracle, "ast-interpreter");
-  EXPECT_EQ(check->max_error, 0.0);  // doubling is exact in float32
+  ASSERT_TRUE(check().has_value());
+  EXPECT_EQ(check()->status, "ok");
+  EXPECT_EQ(check()->oracle, "ast-interpreter");
+  EXPECT_EQ(check()->max_error, 0.0);  // doubling is exact in float32
 }
 
 TEST_F(TuneCheck, AKernelWhoseRootIsWrongIsNotTunedAndSaysWhy) {
   root = "for (int i = 0; i < 256; i++) out[i] = in[i] * 2.0f + (i == 77 ? 1e-3f : 0.0f);";
-  WorkerPool pool({.workers = 1});
-  auto d = db();
-  auto beam = make_beam({.width = 2});
-  const TuneResult r = tune(target, *beam, pool, d, options());
+  const TuneResult r = tune_once();
   EXPECT_NE(r.not_tuned.find("the unoptimized kernel disagrees with the ast-interpreter: element 77"),
             std::string::npos)
       << r.not_tuned;
   EXPECT_EQ(r.run_id, 0);
-  EXPECT_TRUE(d.runs().empty());  // no search began
-  const auto check = d.kernel_check(d.resolve_kernel("synthetic0002"), 1);
-  ASSERT_TRUE(check.has_value());
-  EXPECT_EQ(check->status, "wrong");
-  EXPECT_EQ(check->message, r.not_tuned);
+  EXPECT_TRUE(db->runs().empty());  // no search began
+  ASSERT_TRUE(check().has_value());
+  EXPECT_EQ(check()->status, "wrong");
+  EXPECT_EQ(check()->message, r.not_tuned);
 }
 
 TEST_F(TuneCheck, AnOracleTheCallerFoundAtOddsWithASecondOneStopsTheKernel) {
   target.oracle = "ast-interpreter+eigen";
   target.oracle_error = "the Eigen reference disagrees with the scheduled kernels: element 3";
-  WorkerPool pool({.workers = 1});
-  auto d = db();
-  auto beam = make_beam({.width = 2});
-  const TuneResult r = tune(target, *beam, pool, d, options());
-  EXPECT_EQ(r.not_tuned, target.oracle_error);
-  const auto check = d.kernel_check(d.resolve_kernel("synthetic0002"), 1);
-  ASSERT_TRUE(check.has_value());
-  EXPECT_EQ(check->oracle, "ast-interpreter+eigen");
-  EXPECT_EQ(check->status, "wrong");
+  EXPECT_EQ(tune_once().not_tuned, target.oracle_error);
+  ASSERT_TRUE(check().has_value());
+  EXPECT_EQ(check()->oracle, "ast-interpreter+eigen");
+  EXPECT_EQ(check()->status, "wrong");
 }
 
 TEST_F(TuneCheck, AStoredWinnerThatHasGoneWrongIsDemotedWithItsReasonAndTheKernelTunedAgain) {
-  WorkerPool pool({.workers = 1});
-  auto d = db();
-  auto beam = make_beam({.width = 2});
-  const TuneResult first = tune(target, *beam, pool, d, options());
-  ASSERT_EQ(first.opts, "V:a");
-  const std::optional<results::BestEntry> stored =
-      d.cached_best(d.resolve_kernel("synthetic0002"), 1, target.action_space_version);
-  ASSERT_TRUE(stored.has_value());
+  ASSERT_EQ(tune_once().opts, "V:a");
+  const std::optional<results::BestEntry> before = stored();
+  ASSERT_TRUE(before.has_value());
   // The winner now computes something else (a compiler change, say): every variant goes wrong.
   for (Variant& v : space.variants) v.body = "for (int i = 0; i < 256; i++) out[i] = in[i] * 3.0f;";
-  const TuneResult again = tune(target, *beam, pool, d, options());
+  const TuneResult again = tune_once();
   EXPECT_FALSE(again.cache_hit);
   EXPECT_NE(again.demoted.find("re-verification: wrong: wrong output: element 0"), std::string::npos)
       << again.demoted;
-  EXPECT_EQ(d.demotion_reason(stored->candidate_id), again.demoted);
+  EXPECT_EQ(db->demotion_reason(before->candidate_id), again.demoted);
   EXPECT_EQ(again.opts, "");  // the root is the only correct state left, and it wins
-  const std::optional<results::BestEntry> now =
-      d.cached_best(d.resolve_kernel("synthetic0002"), 1, target.action_space_version);
-  ASSERT_TRUE(now.has_value());
-  EXPECT_NE(now->candidate_id, stored->candidate_id);
+  ASSERT_TRUE(stored().has_value());
+  EXPECT_NE(stored()->candidate_id, before->candidate_id);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include "core/opt/kernel.hpp"
 #include "core/schedule/ast_interpreter.hpp"
 #include "tests/codegen/bounded_property.hpp"
-#include "tests/codegen/kernel_eval.hpp"
+#include "tests/codegen/kernel_check.hpp"
 #include "tests/codegen/kernels.hpp"
 #include "tests/codegen/workload_kernels.hpp"
 
@@ -37,22 +37,15 @@ const std::vector<testing::LibraryKernel>& kernels() {
 // "" when the VM's runs of `optimized` after each runnable stage compute on seeded inputs what the
 // AST interpreter computes for `plain`, else the first stage and buffer that differ.
 std::string vm_disagreement(const UOp& plain, const UOp& optimized, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<HostBuffer> inputs;
-  for (const auto& [dtype, n] : ast_buffer_specs(plain)) {
-    inputs.emplace_back(dtype, n);
-    testing::fill_random(inputs.back(), rng);
-  }
-  std::vector<HostBuffer> want = inputs;
-  run_kernel_ast(plain, pointers(want));
+  const std::vector<HostBuffer> inputs = testing::random_buffers(plain, seed);
+  const std::vector<Expected> want = expect_kernel_ast(plain, inputs, {}, testing::kTestRunBudget);
   for (const RewriteStage& stage : rewrite_stages(optimized, Renderer::cpu(2))) {
     if (std::find(kRunnableStages.begin(), kRunnableStages.end(), stage.name) == kRunnableStages.end())
       continue;
     std::vector<HostBuffer> got = inputs;
     run_program(linearize(stage.sink), pointers(got));
-    for (size_t i = 0; i < got.size(); i++)
-      if (std::string diff = testing::compare_buffers(got[i], want[i]); !diff.empty())
-        return "after " + stage.name + ", buffer " + std::to_string(i) + ": " + diff;
+    if (std::string wrong = testing::wrong_output(want, got); !wrong.empty())
+      return "after " + stage.name + ", " + wrong;
   }
   return "";
 }

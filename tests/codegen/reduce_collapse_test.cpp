@@ -18,7 +18,7 @@
 #include "core/symbolic/eval.hpp"
 #include "core/tensor/tensor.hpp"
 #include "tests/codegen/bounded_property.hpp"
-#include "tests/codegen/kernel_eval.hpp"
+#include "tests/codegen/kernel_check.hpp"
 #include "tests/codegen/kernels.hpp"
 #include "tests/codegen/workload_kernels.hpp"
 #include "tests/data/sops_sample.hpp"
@@ -62,21 +62,12 @@ double iterations(const UOp& ast) {
 
 // "" when the compiled kernel (run by the program VM) computes what the AST interpreter does.
 std::string disagreement(const UOp& ast) {
-  std::mt19937 rng(7);
-  std::vector<HostBuffer> inputs;
-  for (const auto& [dtype, n] : ast_buffer_specs(ast)) {
-    inputs.emplace_back(dtype, n);
-    testing::fill_random(inputs.back(), rng);
-  }
-  std::vector<HostBuffer> want = inputs, got = inputs;
-  std::vector<HostBuffer*> want_ptrs, got_ptrs;
-  for (size_t i = 0; i < inputs.size(); i++) want_ptrs.push_back(&want[i]), got_ptrs.push_back(&got[i]);
-  run_kernel_ast(ast, want_ptrs);
+  const std::vector<HostBuffer> inputs = testing::random_buffers(ast, 7);
+  std::vector<HostBuffer> got = inputs;
+  std::vector<HostBuffer*> got_ptrs;
+  for (HostBuffer& b : got) got_ptrs.push_back(&b);
   run_program(full_rewrite(ast, Renderer::cpu(1)), got_ptrs);
-  for (size_t i = 0; i < got.size(); i++)
-    if (std::string diff = testing::compare_buffers(got[i], want[i]); !diff.empty())
-      return "buffer " + std::to_string(i) + ": " + diff;
-  return "";
+  return testing::wrong_output(ast, inputs, got);
 }
 
 TEST(ReduceCollapse, AnArangeIsOneLoopOverItsOutput) {

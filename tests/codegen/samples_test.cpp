@@ -1,12 +1,11 @@
 // Every parsable kernel of tests/data/sops-sample.txt, in its unoptimized form (GLOBAL and REDUCE
-// axes), rendered, compiled by clang, run on seeded random inputs and compared with the direct
-// evaluator; and every rendered source compiles without warnings. The kernels codegen refuses
+// axes), rendered, compiled by clang, run on seeded random inputs and checked against the AST
+// interpreter's exact run (kernel_check.hpp); and every rendered source compiles without warnings. The kernels codegen refuses
 // are counted by reason (only local memory, which the CPU lacks, may be refused); none may fail
 // to compile or compute a wrong answer.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <map>
 
 #include "core/codegen/executable.hpp"
@@ -14,7 +13,7 @@
 #include "core/ir/tinygrad_text.hpp"
 #include "core/opt/heuristic.hpp"
 #include "tests/codegen/clang_check.hpp"
-#include "tests/codegen/kernel_eval.hpp"
+#include "tests/codegen/kernel_check.hpp"
 #include "tests/data/sops_sample.hpp"
 
 namespace tunebed {
@@ -32,8 +31,8 @@ struct Tally {
   }
 };
 
-// Compiles and runs `ast` on seeded random inputs and compares with the evaluator's result for
-// `plain` (the same kernel unoptimized).
+// Compiles and runs `ast` on seeded random inputs and checks it against the exact run of `plain`
+// (the same kernel unoptimized).
 void check_kernel(const UOp& ast, const UOp& plain, uint32_t seed, Tally& tally) {
   static const std::shared_ptr<Device> device = open_device("cpu");
   std::unique_ptr<Executable> exe;
@@ -47,23 +46,18 @@ void check_kernel(const UOp& ast, const UOp& plain, uint32_t seed, Tally& tally)
     return;
   }
   tally.sources.push_back(exe->spec().source);
-  std::mt19937 rng(seed);
-  std::vector<HostBuffer> bufs = exe->make_buffers();
-  for (HostBuffer& b : bufs) testing::fill_random(b, rng);
+  const std::vector<HostBuffer> inputs = testing::random_buffers(plain, seed);
   // Each variable at its minimum: the dataset sized the buffers for the value it ran with.
   std::map<std::string, int32_t> vars;
-  for (const UOp& v : exe->spec().vars)
-    vars[v.arg().as_tuple().at(0).as_string()] = static_cast<int32_t>(v.arg().as_tuple().at(1).as_int());
-  std::vector<HostBuffer> got = exe->run(bufs, vars), want = bufs;
-  testing::eval_kernel(plain, want, vars);
-  bool ok = true;
-  for (int64_t out : testing::output_buffers(plain)) {
-    std::string diff = testing::compare_buffers(got[out], want[out]);
-    if (!diff.empty()) {
-      ADD_FAILURE() << "buffer " << out << ": " << diff << "\n" << exe->spec().source;
-      ok = false;
-    }
+  VarVals var_vals;
+  for (const UOp& v : exe->spec().vars) {
+    const int64_t min = v.arg().as_tuple().at(1).as_int();
+    vars[v.arg().as_tuple().at(0).as_string()] = static_cast<int32_t>(min);
+    var_vals[v.arg().as_tuple().at(0).as_string()] = min;
   }
+  const std::string wrong = testing::wrong_output(plain, inputs, exe->run(inputs, vars), var_vals);
+  if (!wrong.empty()) ADD_FAILURE() << wrong << "\n" << exe->spec().source;
+  const bool ok = wrong.empty();
   tally.matched += ok;
 }
 
@@ -92,7 +86,7 @@ Tally for_each_sample(F check) {
   return tally;
 }
 
-TEST(CodegenSamples, NoOptsKernelsCompileAndMatchTheEvaluator) {
+TEST(CodegenSamples, NoOptsKernelsCompileAndMatchTheAstInterpreter) {
   Tally t = for_each_sample([](const UOp& ast, uint32_t seed, Tally& tally) {
     UOp plain = with_kernel_info(ast, no_opts_info(ast));
     check_kernel(plain, plain, seed, tally);
@@ -102,7 +96,7 @@ TEST(CodegenSamples, NoOptsKernelsCompileAndMatchTheEvaluator) {
 
 // The same kernels through core/opt's heuristics (hand-coded opts and THREAD for a 4-core CPU):
 // codegen on the optimizer's real output.
-TEST(CodegenSamples, HeuristicallyOptimizedKernelsMatchTheEvaluator) {
+TEST(CodegenSamples, HeuristicallyOptimizedKernelsMatchTheAstInterpreter) {
   Tally t = for_each_sample([](const UOp& ast, uint32_t seed, Tally& tally) {
     UOp plain = with_kernel_info(ast, no_opts_info(ast));
     check_kernel(get_optimized_ast(ast.with_arg(Arg(None{})), Renderer::cpu(4)), plain, seed, tally);

@@ -8,7 +8,7 @@
 
 #include "core/codegen/executable.hpp"
 #include "core/opt/kernel.hpp"
-#include "tests/codegen/kernel_eval.hpp"
+#include "tests/codegen/kernel_check.hpp"
 #include "tests/codegen/kernels.hpp"
 
 namespace tunebed {
@@ -59,12 +59,8 @@ TEST(TensorCoreCpu, TcMatmulMatchesThePlainKernel) {
     }
     const Executable& exe = *built;
     EXPECT_NE(exe.spec().source.find("__WMMA_"), std::string::npos) << exe.spec().source;
-    std::mt19937 rng(seed++);
-    std::vector<HostBuffer> bufs = exe.make_buffers();
-    for (HostBuffer& b : bufs) testing::fill_random(b, rng);
-    std::vector<HostBuffer> got = exe.run(bufs), want = bufs;
-    testing::eval_kernel(plain, want);
-    EXPECT_EQ(testing::compare_buffers(got[0], want[0]), "") << exe.spec().source;
+    const std::vector<HostBuffer> inputs = testing::random_buffers(plain, seed++);
+    EXPECT_EQ(testing::wrong_output(plain, inputs, exe.run(inputs)), "") << exe.spec().source;
   }
 }
 
@@ -90,12 +86,8 @@ TEST(TensorCoreCpu, EveryAcceptedTcChoiceMatchesThePlainKernel) {
           SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(tc));
           accepted++;
           Executable exe(kernel.get_optimized_ast(), device, r);
-          std::mt19937 rng(seed++);
-          std::vector<HostBuffer> bufs = exe.make_buffers();
-          for (HostBuffer& b : bufs) testing::fill_random(b, rng);
-          std::vector<HostBuffer> got = exe.run(bufs), want = bufs;
-          testing::eval_kernel(plain, want);
-          EXPECT_EQ(testing::compare_buffers(got[0], want[0]), "");
+          const std::vector<HostBuffer> inputs = testing::random_buffers(plain, seed++);
+          EXPECT_EQ(testing::wrong_output(plain, inputs, exe.run(inputs)), "");
         }
   }
   EXPECT_GE(accepted, 6);  // the matmuls do get tensor cores

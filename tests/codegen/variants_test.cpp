@@ -1,13 +1,13 @@
 // Optimized variants (UPCAST, UNROLL, THREAD axes made by split_axis) compute what the plain
-// kernel computes: each is compiled, run on seeded random inputs and compared with the direct
-// evaluation of the unsplit AST. And the structural promises of the passes, on the same kernels.
+// kernel computes: each is compiled, run on seeded random inputs and checked against the exact run
+// of the unsplit AST (kernel_check.hpp). And the structural promises of the passes, on the same kernels.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
 
 #include "core/codegen/executable.hpp"
-#include "tests/codegen/kernel_eval.hpp"
+#include "tests/codegen/kernel_check.hpp"
 #include "tests/codegen/kernels.hpp"
 
 namespace tunebed {
@@ -53,13 +53,8 @@ TEST(CodegenVariants, OptimizedVariantsMatchThePlainKernel) {
   for (const Variant& v : variants()) {
     SCOPED_TRACE(v.name);
     Executable exe(v.optimized, device);
-    std::mt19937 rng(seed++);
-    std::vector<HostBuffer> bufs = exe.make_buffers();
-    for (HostBuffer& b : bufs) testing::fill_random(b, rng);
-    std::vector<HostBuffer> got = exe.run(bufs), want = bufs;
-    testing::eval_kernel(v.plain, want);
-    for (int64_t out : testing::output_buffers(v.plain))
-      EXPECT_EQ(testing::compare_buffers(got[out], want[out]), "") << exe.spec().source;
+    const std::vector<HostBuffer> inputs = testing::random_buffers(v.plain, seed++);
+    EXPECT_EQ(testing::wrong_output(v.plain, inputs, exe.run(inputs)), "") << exe.spec().source;
   }
 }
 
@@ -110,9 +105,8 @@ TEST(CodegenSemantics, MaxPropagatesNanFromEitherOperand) {
   std::vector<HostBuffer> bufs = exe.make_buffers();
   const double nan = std::nan(""), a[4] = {nan, 1, nan, 1}, b[4] = {1, nan, nan, 2};
   for (int i = 0; i < 4; i++) bufs[1].set_float(i, a[i]), bufs[2].set_float(i, b[i]);
-  std::vector<HostBuffer> got = exe.run(bufs), want = bufs;
-  testing::eval_kernel(testing::elementwise(Ops::MAX, 4), want);
-  EXPECT_EQ(testing::compare_buffers(got[0], want[0]), "") << exe.spec().source;
+  const std::vector<HostBuffer> got = exe.run(bufs);
+  EXPECT_EQ(testing::wrong_output(testing::elementwise(Ops::MAX, 4), bufs, got), "") << exe.spec().source;
   EXPECT_TRUE(std::isnan(got[0].get_float(0)) && std::isnan(got[0].get_float(1)));
   EXPECT_EQ(got[0].get_float(3), 2);
 }

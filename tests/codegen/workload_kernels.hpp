@@ -1,6 +1,6 @@
 // The workload library (core/tensor/workloads.hpp) as kernels for the device tests: every
 // workload at a small size, scheduled, and each of its kernels checked on a device against the
-// direct evaluator (kernel_eval.hpp) of the same kernel unoptimized.
+// AST interpreter's exact run (kernel_check.hpp) of the same kernel unoptimized.
 #pragma once
 
 #include <cstdint>
@@ -31,9 +31,8 @@ UOp no_opts(const UOp& ast);
 
 // Compiles `optimized` for `device` (with `renderer`), runs it on seeded random inputs, and checks
 // each output against the AST interpreter's exact run of `plain` (core/engine's check_output: the
-// derived error bound of every element, whatever the dtype); the direct evaluation of `plain`
-// (kernel_eval) must lie within the same bounds. "" when both agree, else what failed (the
-// refusal, the compile error, or the first wrong element, with the source).
+// derived error bound of every element, whatever the dtype). "" when it is right, else what
+// failed (the refusal, the compile error, or the first wrong element, with the source).
 std::string check_on_device(const UOp& optimized, const UOp& plain, const std::shared_ptr<Device>& device,
                             const Renderer& renderer, uint32_t seed);
 

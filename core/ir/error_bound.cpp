@@ -9,28 +9,37 @@ namespace {
 
 constexpr double inf = INFINITY;
 
-// Significand bits (with the implicit one) and the exponent of the smallest subnormal.
+// Significand bits (with the implicit one), the exponent of the smallest subnormal and that of
+// the largest finite value's leading bit.
 struct FloatFormat {
   int precision;
   int min_subnormal_exp;
+  int max_exp;
 };
 
 FloatFormat format_of(const DType& d) {
   switch (d.scalar) {
     case Scalar::Float64:
-      return {53, -1074};
+      return {53, -1074, 1023};
     case Scalar::Float32:
-      return {24, -149};
+      return {24, -149, 127};
     case Scalar::Float16:
-      return {11, -24};
+      return {11, -24, 15};
     case Scalar::BFloat16:
-      return {8, -133};
+      return {8, -133, 127};
     default:
-      return {0, 0};
+      return {0, 0, 0};
   }
 }
 
 double eps_of(const DType& d) { return 2 * unit_roundoff(d); }
+
+// The largest finite value of a float dtype: 65504 for float16. (DType::max_value is tinygrad's
+// dtypes.max, infinity for every float.)
+double largest_finite(const DType& d) {
+  const FloatFormat f = format_of(d);
+  return std::ldexp(2 - std::ldexp(1.0, 1 - f.precision), f.max_exp);
+}
 
 // The bound of a result that carries PROPAGATED error from its operands and is then rounded (by
 // a library function off by up to ULPS ulps, or correctly: 0.5). What is rounded is the kernel's
@@ -42,7 +51,7 @@ double finish(const DType& d, double propagated, double r, double ulps = 0.5) {
   if (std::isnan(r) || std::isinf(r)) return propagated == 0 ? 0 : inf;
   const double held = std::abs(r) + propagated;
   const double e = propagated + ulps * eps_of(d) * held + rounding_bound(d, 0);
-  return held + e > d.max_value() ? inf : e;
+  return held + e > largest_finite(d) ? inf : e;
 }
 
 // Whether a comparison of A and B (bounds EA, EB) may come out the other way in the kernel.
@@ -98,12 +107,23 @@ double library_ulps(Ops op) {
   }
 }
 
-double SumBound::bound(const DType& dtype) const {
-  if (!dtype.is_float() || n <= 1) return sum_bounds;
-  const double m = static_cast<double>(n - 1);
-  const double g = std::min(m, 5 * std::sqrt(m));
-  // every partial sum the kernel holds is at most sum (|x_i| + E_i)
-  return sum_bounds + g * (unit_roundoff(dtype) * (sum_abs + sum_bounds) + rounding_bound(dtype, 0));
+double SumBound::bound(const DType& dtype) {
+  const auto n = static_cast<double>(terms_.size());
+  if (!dtype.is_float() || n <= 1) return sum_bounds_;
+  // sum_j m_j^2 over the runs of equal values
+  std::sort(terms_.begin(), terms_.end());
+  double squares = 0;
+  for (size_t i = 0; i < terms_.size();) {
+    size_t j = i;
+    while (j < terms_.size() && terms_[j] == terms_[i]) j++;
+    squares += static_cast<double>(j - i) * static_cast<double>(j - i);
+    i = j;
+  }
+  const double g = std::min(n - 1, 5 * std::sqrt(squares - 1));
+  // every partial sum the kernel holds is at most sum (|x_i| + E_i), and may overflow past that
+  const double held = sum_abs_ + sum_bounds_;
+  if (held > largest_finite(dtype)) return inf;
+  return sum_bounds_ + g * (unit_roundoff(dtype) * held + rounding_bound(dtype, 0));
 }
 
 double alu_error_bound(Ops op, const DType& d, const DType& from, std::span<const ConstValue> x,

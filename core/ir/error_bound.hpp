@@ -22,17 +22,23 @@
 //   a < b, a != b            uncertain (E = 1) where |a - b| <= Ea + Eb
 //   where(c, x, y)           |x - y| + max(Ex, Ey) where c is uncertain
 //   cast to a narrower float Ea + round(r); to int: exact unless [x-E, x+E] spans an integer
-//   sum of n terms x_i       sum E_i + g(n) (u sum(|x_i| + E_i) + eta), g(n) = min(n-1, 5 sqrt(n-1))
+//   sum of n terms x_i       sum E_i + g (u sum(|x_i| + E_i) + eta)
+//                            g = min(n-1, 5 sqrt(sum_j m_j^2 - 1)), m_j = how many terms share value j
 //
 // n counts the terms that may be nonzero: in any summation tree an addition rounds only where both
 // of its operands are nonzero, and there are at most n-1 such (a one-hot or masked sum of 1024
 // terms, 50 of them nonzero, rounds like a sum of 50). (n-1) is the worst case of any summation order
-// (Higham, Thm 4.1 and eq. 4.4). 5 sqrt(n-1) is Higham and Mary's probabilistic bound ("A new approach to
-// probabilistic rounding error analysis", SISC 2019, Thm 3.1) with lambda = 5: under their model it fails
-// with probability at most 2 exp(-12.5) = 7e-6 per sum, and far less in practice because it charges every
-// addition with sum|x_i|, which bounds every partial sum. It grows with sqrt(n), so an unrolled or grouped
-// sum (another order) passes while a sum carried in a narrower dtype (eps 2^13 times larger for
-// float16 in place of float32) does not.
+// (Higham, Thm 4.1 and eq. 4.4). The square root is Higham and Mary's probabilistic bound ("A new
+// approach to probabilistic rounding error analysis", SISC 2019, Thm 3.1) with lambda = 5: with n
+// distinct terms sum_j m_j^2 = n and g = 5 sqrt(n-1). Their model takes the n-1 rounding errors as
+// independent, and equal terms break it: adding the same value c to partial sums in one binade
+// rounds off the same residue (c mod ulp) every time, so m equal terms err like one error m times
+// as large, of variance m^2 (sops line 2191: 6400 of 12800 squared deviations equal, from a relu's
+// zeros, err 2.4x the independent bound). All terms equal gives n-1, the worst case. Under the
+// model the bound fails with probability at most 2 exp(-12.5) = 7e-6 per sum, and far less in
+// practice because it charges every addition with sum|x_i|, which bounds every partial sum. It
+// grows with sqrt(n) for distinct terms, so an unrolled or grouped sum (another order) passes while
+// a sum carried in a narrower dtype (eps 2^13 times larger for float16 in place of float32) does not.
 //
 // k, the ulps a device's library may be off for an op, is the largest any tunebed target allows:
 // OpenCL 1.2 (section 7.4, table 7.1, single precision) permits 2.5 ulp for x/y and 1/x, 3 for
@@ -81,19 +87,22 @@ double rounding_bound(const DType& dtype, double r);
 double alu_error_bound(Ops op, const DType& dtype, const DType& from, std::span<const ConstValue> x,
                        std::span<const double> e, const ConstValue& r);
 
-// A sum of N terms in DTYPE: the running totals a reduce keeps while it visits its terms.
-struct SumBound {
-  int64_t n = 0;          // terms that may be nonzero: adding a zero is exact in any order
-  double sum_abs = 0;     // sum |x_i|, exact terms
-  double sum_bounds = 0;  // sum E_i
-
+// A sum of N terms in DTYPE: what a reduce keeps while it visits its terms.
+class SumBound {
+ public:
   void add(double x, double e) {
-    n += x != 0 || e != 0;
-    sum_abs += x < 0 ? -x : x;
-    sum_bounds += e;
+    if (x == 0 && e == 0) return;  // adding a zero is exact in any order
+    terms_.push_back(x);
+    sum_abs_ += x < 0 ? -x : x;
+    sum_bounds_ += e;
   }
-  // The bound of the sum in DTYPE, in any order (see g(n) above).
-  double bound(const DType& dtype) const;
+  // The bound of the sum in DTYPE, in any order (see g above). Sorts the terms to count equal ones.
+  double bound(const DType& dtype);
+
+ private:
+  std::vector<double> terms_;  // exact values of the terms that may be nonzero
+  double sum_abs_ = 0;         // sum |x_i|
+  double sum_bounds_ = 0;      // sum E_i
 };
 
 // The largest number of ulps any target's library may be off for OP (k above; 0.5 for the

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <random>
 
 #include "core/engine/compiled_kernel.hpp"
 #include "core/imports/tinygrad_ast.hpp"
@@ -63,8 +65,8 @@ TEST(DerivedTolerance, TheHeaderTableIsWhatTheRulesGive) {
     for (int k = 0; k < 3; k++) {
       SCOPED_TRACE(to_string(row.d) + " at |r| = " + std::to_string(r[k]));
       EXPECT_NEAR(rounding_bound(row.d, r[k]) / row.one_rounding[k], 1, 0.05);
-      SumBound sum;
-      for (int i = 0; i < 1024; i++) sum.add(32 * r[k] / 1024, 0);
+      SumBound sum;  // distinct terms, from 16 |r| / 1024 to 48 |r| / 1024
+      for (int i = 0; i < 1024; i++) sum.add(32 * r[k] / 1024 * (0.5 + i / 1023.0), 0);
       EXPECT_NEAR(sum.bound(row.d) / row.sum_1024[k], 1, 0.05);
     }
 }
@@ -142,6 +144,73 @@ TEST(DerivedTolerance, TheDatasetsHalfSumUnrolled64WaysIsAcceptedByItsBound) {
     EXPECT_EQ(compiled.unverified, 0);
   }
   EXPECT_EQ(rejected_by_old, 2);  // the old check called both wrong
+}
+
+// Equal terms break the independence Higham and Mary's bound assumes (error_bound.hpp): 6400 of
+// 12800 float32 terms are the same c, and each addition of c to a partial sum in one binade rounds
+// off the same residue, so the sum errs with their count, not its square root. The sum bound
+// counts equal terms (g = n-1 here); with distinct terms it is the independent 5 sqrt(n-1).
+TEST(DerivedTolerance, EqualTermsErrTogetherAndTheSumBoundCountsThem) {
+  const DType f32 = dtypes::float32;
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<float> uniform(0, 1);
+  float sum = 0;
+  double exact_sum = 0, sum_abs = 0;
+  SumBound bound;
+  for (int i = 0; i < 12800; i++) {
+    const float t = i % 2 ? 0.1f : uniform(rng);
+    sum += t;
+    exact_sum += t;  // exact: float64 holds every partial sum of these float32 terms to 2^-53
+    sum_abs += t;
+    bound.add(t, 0);
+  }
+  const double error = std::abs(sum - exact_sum);
+  const double independent = 5 * std::sqrt(12799.0) * unit_roundoff(f32) * sum_abs;
+  EXPECT_GT(error, independent);  // the old g: sops line 2191 was `wrong` under it
+  EXPECT_LE(error, bound.bound(f32));
+  EXPECT_NEAR(bound.bound(f32), 12799 * unit_roundoff(f32) * sum_abs, 1e-9);
+
+  SumBound distinct;
+  double distinct_abs = 0;
+  for (int i = 0; i < 1024; i++) distinct.add(1 + i / 1024.0, 0), distinct_abs += 1 + i / 1024.0;
+  EXPECT_NEAR(distinct.bound(f32), 5 * std::sqrt(1023.0) * unit_roundoff(f32) * distinct_abs, 1e-12);
+  SumBound zeros_do_not_count;
+  for (int i = 0; i < 1024; i++) zeros_do_not_count.add(i == 7 || i == 9 ? 1 : 0, 0);
+  EXPECT_NEAR(zeros_do_not_count.bound(f32), 2 * unit_roundoff(f32), 1e-20);  // one rounding, of 1 + 1
+}
+
+// Overflow is a dtype's, not tinygrad's dtypes.max (infinity for floats): a float16 exp2 past 65504
+// is infinite in the kernel whatever the exact value, so its bound is infinite and the element is
+// counted unverified. Dataset line 3747 (precision-kernels.txt line 3), silu(x) * y in half, computes
+// exp2(-1.44 x) for sums x of 1024 products near -14: before, the kernel's 0 met the exact 5e-6 with
+// a finite bound and check-corpus called the plain kernel wrong.
+TEST(DerivedTolerance, AFloatPastItsDtypesLargestValueIsUnverified) {
+  const DType half = dtypes::float16;
+  const std::array<double, 1> none{0};
+  const auto exp2_bound = [&](double x) {
+    const std::array<ConstValue, 1> in{ConstValue::real(dtypes::float64, x)};
+    return alu_error_bound(Ops::EXP2, half, half, in, none, ConstValue::real(dtypes::float64, std::exp2(x)));
+  };
+  EXPECT_TRUE(std::isfinite(exp2_bound(15.9)));  // 61147: finite in half
+  EXPECT_TRUE(std::isinf(exp2_bound(16.1)));     // 70239
+  SumBound past;
+  for (int i = 0; i < 3; i++) past.add(30000, 0);
+  EXPECT_TRUE(std::isinf(past.bound(half)));
+  EXPECT_TRUE(std::isfinite(past.bound(dtypes::float32)));
+
+  const UOp ast = imports::parse_kernel_text(testing::test_data_lines("precision-kernels.txt").at(2)).ast;
+  const CompiledKernel plain = KernelCompiler(open_device("cpu")).compile(ast, KernelOpts::given({}));
+  std::vector<HostBuffer> bufs = plain.make_buffers();
+  for (size_t i = 0; i < bufs.size(); i++) fill_random(bufs[i], i);
+  const std::vector<Expected> want = expect_kernel_ast(ast, bufs, {}, int64_t{1} << 20);
+  std::vector<HostBuffer*> ptrs;
+  for (HostBuffer& b : bufs) ptrs.push_back(&b);
+  plain.run(ptrs);
+  const Verdict v = check_output(bufs[0], want[0]);
+  EXPECT_TRUE(v.ok) << v.message;
+  int64_t overflowed = 0;  // sampled elements whose exact exp2 passes 65504
+  for (size_t i = 0; i < want[0].bound.size(); i++) overflowed += std::isinf(want[0].bound[i]);
+  EXPECT_GT(overflowed, 0);
 }
 
 HostBuffer floats(std::vector<double> v) {

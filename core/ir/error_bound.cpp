@@ -108,17 +108,17 @@ double library_ulps(Ops op) {
 }
 
 double SumBound::bound(const DType& dtype) {
-  const auto n = static_cast<double>(terms_.size());
-  if (!dtype.is_float() || n <= 1) return sum_bounds_;
-  // sum_j m_j^2 over the runs of equal values
+  if (!dtype.is_float() || n_ <= 1) return sum_bounds_;
+  // sum_j m_j^2 over the runs of equal values; a term that is not finite counts on its own
   std::sort(terms_.begin(), terms_.end());
-  double squares = 0;
+  auto squares = static_cast<double>(n_ - static_cast<int64_t>(terms_.size()));
   for (size_t i = 0; i < terms_.size();) {
-    size_t j = i;
+    size_t j = i + 1;
     while (j < terms_.size() && terms_[j] == terms_[i]) j++;
     squares += static_cast<double>(j - i) * static_cast<double>(j - i);
     i = j;
   }
+  const auto n = static_cast<double>(n_);
   const double g = std::min(n - 1, 5 * std::sqrt(squares - 1));
   // every partial sum the kernel holds is at most sum (|x_i| + E_i), and may overflow past that
   const double held = sum_abs_ + sum_bounds_;

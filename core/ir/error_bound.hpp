@@ -48,6 +48,7 @@
 // bitcast of an inexact value, a result near the dtype's overflow); checks count such elements.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -92,7 +93,8 @@ class SumBound {
  public:
   void add(double x, double e) {
     if (x == 0 && e == 0) return;  // adding a zero is exact in any order
-    terms_.push_back(x);
+    n_++;
+    if (std::isfinite(x)) terms_.push_back(x);
     sum_abs_ += x < 0 ? -x : x;
     sum_bounds_ += e;
   }
@@ -100,7 +102,8 @@ class SumBound {
   double bound(const DType& dtype);
 
  private:
-  std::vector<double> terms_;  // exact values of the terms that may be nonzero
+  int64_t n_ = 0;              // terms that may be nonzero
+  std::vector<double> terms_;  // the finite ones' exact values (sorting NaN is undefined)
   double sum_abs_ = 0;         // sum |x_i|
   double sum_bounds_ = 0;      // sum E_i
 };

@@ -177,6 +177,9 @@ TEST(DerivedTolerance, EqualTermsErrTogetherAndTheSumBoundCountsThem) {
   SumBound zeros_do_not_count;
   for (int i = 0; i < 1024; i++) zeros_do_not_count.add(i == 7 || i == 9 ? 1 : 0, 0);
   EXPECT_NEAR(zeros_do_not_count.bound(f32), 2 * unit_roundoff(f32), 1e-20);  // one rounding, of 1 + 1
+  SumBound with_nan;  // a NaN term: no run of equal values (NaN != NaN) to count; a NaN bound
+  for (double t : {1.0, double{NAN}, 1.0}) with_nan.add(t, 0);
+  EXPECT_TRUE(std::isnan(with_nan.bound(f32)));
 }
 
 // Overflow is a dtype's, not tinygrad's dtypes.max (infinity for floats): a float16 exp2 past 65504

@@ -37,9 +37,11 @@ function(tunebed_test name)
     add_library(tunebed_test_pch OBJECT ${PROJECT_BINARY_DIR}/tunebed_test_pch.cpp)
     target_link_libraries(tunebed_test_pch PRIVATE GTest::gtest rapidcheck)
     target_compile_options(tunebed_test_pch PRIVATE -O0)
-    target_precompile_headers(tunebed_test_pch PRIVATE <gtest/gtest.h> <rapidcheck.h> <rapidcheck/gtest.h>
-      <algorithm> <cmath> <filesystem> <fstream> <functional> <map> <memory> <random> <sstream> <string> <vector>)
+    target_precompile_headers(tunebed_test_pch PRIVATE
+      <gtest/gtest.h> <rapidcheck.h> <rapidcheck/gtest.h> <algorithm> <cmath> <filesystem> <fstream>
+      <functional> <map> <memory> <random> <sstream> <string> <vector>)
   endif()
   target_precompile_headers(${name} REUSE_FROM tunebed_test_pch)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES ENVIRONMENT "TUNEBED_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+    PROPERTIES ENVIRONMENT "TUNEBED_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endfunction()

@@ -11,15 +11,16 @@
 // dtype-only tolerance this replaced (atol + rtol |r|: 1e-3 + 1e-3|r| float32, 1e-2 + 1e-2|r|
 // float16, 5e-2 + 5e-2|r| bfloat16):
 //
-//   dtype     old at |r| = 1 / 0.01 / 1e-4     one rounding (a*b)            1024 distinct terms, sum|x_i| = 32|r|
-//   float32   2e-3 / 1.0e-3 / 1.0e-3           6.0e-8 / 6.0e-10 / 6.0e-12    3.0e-4 / 3.0e-6 / 3.0e-8
-//   float16   2e-2 / 1.0e-2 / 1.0e-2           4.9e-4 / 4.9e-6 / 7.7e-8      2.5   / 2.5e-2 / 2.5e-4
-//   bfloat16  1e-1 / 5.1e-2 / 5.0e-2           3.9e-3 / 3.9e-5 / 3.9e-7      20    / 0.20   / 2.0e-3
+//   dtype     old at |r| = 1 / 0.01 / 1e-4   one rounding (a*b)           1024 distinct, sum|x_i| = 32|r|
+//   float32   2e-3 / 1.0e-3 / 1.0e-3         6.0e-8 / 6.0e-10 / 6.0e-12   3.0e-4 / 3.0e-6 / 3.0e-8
+//   float16   2e-2 / 1.0e-2 / 1.0e-2         4.9e-4 / 4.9e-6 / 7.7e-8     2.5    / 2.5e-2 / 2.5e-4
+//   bfloat16  1e-1 / 5.1e-2 / 5.0e-2         3.9e-3 / 3.9e-5 / 3.9e-7     20     / 0.20   / 2.0e-3
 //
 // (1024 distinct terms: g = 5 sqrt(1023) = 160, so the bound is 160 u sum|x_i|; 1024 equal terms
-// err together, g = 1023; a sum whose terms cancel, sum|x_i| >> |r|, gets the larger bound it needs.) Integers and bool are exact
-// unless they come from floats near a rounding or comparison edge. An element whose bound is
-// infinite (see error_bound.hpp) is counted as unverified, not accepted silently.
+// err together, g = 1023; a sum whose terms cancel, sum|x_i| >> |r|, gets the larger bound it
+// needs.) Integers and bool are exact unless they come from floats near a rounding or comparison
+// edge. An element whose bound is infinite (see error_bound.hpp) is counted as unverified, not
+// accepted silently.
 #pragma once
 
 #include <cstdint>

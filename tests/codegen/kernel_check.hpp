@@ -9,12 +9,14 @@
 #include "core/engine/check.hpp"
 #include "core/ir/host_buffer.hpp"
 #include "core/schedule/ast_interpreter.hpp"
+#include "tests/test_scale.hpp"
 
 namespace tunebed::testing {
 
-// About a second of the exact run: a larger kernel is checked on a sample of its output elements
-// (every k-th, k odd; sample_stride), the rest counted unverified.
-inline constexpr int64_t kTestRunBudget = int64_t{1} << 20;
+// About a second of the exact run (a tenth of it under the sanitizers, tests/test_scale.hpp): a
+// larger kernel is checked on a sample of its output elements (every k-th, k odd; sample_stride),
+// the rest counted unverified.
+inline constexpr int64_t kTestRunBudget = scaled(int64_t{1} << 20);
 
 // One buffer per DEFINE_GLOBAL of AST, of its dtype and size, filled by fill_random (buffer i of
 // seed s draws from seed 1000 s + i).

@@ -1,6 +1,7 @@
 // Every workload of the library, at two shapes each (odd and prime sizes among them), computes the
 // reference interpreter's answer when every kernel of its schedule runs compiled with no opts,
-// with the hand-coded opts, and with 100 random legal opt sequences (core/opt/actions.hpp).
+// with the hand-coded opts, and with 100 random legal opt sequences (core/opt/actions.hpp; 10 under
+// the sanitizers, tests/test_scale.hpp).
 //
 // Compiling dominates: a workload's kernels times 102 variants is thousands of C functions. So
 // identical opt sequences are compiled once, and all the variants of a workload are rendered into
@@ -18,11 +19,12 @@
 #include "core/reference/reference.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/workloads.hpp"
+#include "tests/test_scale.hpp"
 
 namespace tunebed {
 namespace {
 
-constexpr int kRandomSequences = 100;
+constexpr int64_t kRandomSequences = testing::scaled(100);
 
 // Two specs per workload; WorkloadLibraryIsCovered keeps this list complete.
 const std::vector<std::string>& specs() {

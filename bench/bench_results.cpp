@@ -13,6 +13,7 @@
 
 #include "results/candidate_writer.hpp"
 #include "results/tuning_db.hpp"
+#include "tunebed/build_info.hpp"
 
 namespace tunebed::results {
 namespace {
@@ -29,7 +30,8 @@ class Scratch {
         {.name = "cpu0", .arch = "x86_64", .driver = "none", .compiler = "clang", .compiler_version = "16"});
     kernel = db_->upsert_kernel({.hash = "h", .ast = "SINK()", .shape = "512x512x512"});
     run = db_->begin_run(
-        {.strategy = "beam", .action_space_version = "as1", .tunebed_version = "0.1.0", .git_rev = "bench"});
+        {.strategy = "beam", .action_space_version = "as1", .tunebed_version = std::string(build::kVersion),
+         .git_rev = "bench"});
   }
   ~Scratch() {
     db_.reset();
@@ -83,7 +85,7 @@ void BM_InsertCandidatesContended(benchmark::State& state) {
   int64_t rival_run = s.db()
                           .begin_run({.strategy = "rival",
                                       .action_space_version = "as1",
-                                      .tunebed_version = "0.1.0",
+                                      .tunebed_version = std::string(build::kVersion),
                                       .git_rev = "bench"})
                           .id;
   std::atomic<bool> stop = false;

@@ -1,4 +1,4 @@
-// libFuzzer target: random movement-op sequences on a random base shape (tests/shape/op_sequence.hpp
+// libFuzzer target: random movement-op sequences on a random base shape (fuzz/shape_op_sequence.hpp
 // decodes the bytes), checked against the naive reference map that shares no code with View:
 //   - the tracker reads what the naive map reads, index for index;
 //   - simplify() keeps the map and never adds views;
@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "fuzz/finding_report.hpp"
-#include "tests/shape/op_sequence.hpp"
+#include "fuzz/shape_op_sequence.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace tunebed::naive;

@@ -21,6 +21,7 @@
 #include "core/ir/npy.hpp"
 #include "core/ir/text.hpp"
 #include "core/reference/reference.hpp"
+#include "core/schedule/ast_interpreter.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/graph.hpp"
 #include "core/tensor/workloads.hpp"

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "core/ir/text.hpp"
-#include "harness/build_info.hpp"
 #include "harness/cli.hpp"
 #include "harness/db_cli.hpp"
 #include "harness/manifest.hpp"
@@ -25,6 +24,7 @@
 #include "search/kernel_target.hpp"
 #include "search/tune.hpp"
 #include "search/worker_pool.hpp"
+#include "tunebed/build_info.hpp"
 
 namespace tunebed::cli {
 namespace {
@@ -135,8 +135,8 @@ results::RunSpec run_spec(const Batch& batch, const TuneDefaults& defaults) {
   spec.budget_candidates = defaults.budget;
   spec.budget_seconds = defaults.seconds;
   spec.action_space_version = search::action_space_version({});
-  spec.tunebed_version = build_version();
-  spec.git_rev = build_git_rev();
+  spec.tunebed_version = build::kVersion;
+  spec.git_rev = build::kGitRev;
   return spec;
 }
 
@@ -306,8 +306,6 @@ int run(const std::vector<std::string>& args) {
   options.input_seed = batch.seed;
   options.run_id = run.id;
   options.stop = &g_stop;
-  options.tunebed_version = build_version();
-  options.git_rev = build_git_rev();
 
   progress->run_start({run.id, run.uuid, db_path, batch.kernels.size(), session.resumed});
   std::vector<Outcome> outcomes;

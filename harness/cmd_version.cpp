@@ -2,29 +2,21 @@
 // carry the same three strings, so a figure can be traced to the build that made it.
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
-#include "harness/build_info.hpp"
 #include "harness/cli.hpp"
-
-// Set by harness/CMakeLists.txt on this file only.
-#ifndef TUNEBED_VERSION
-#error "TUNEBED_VERSION must be defined by the build"
-#endif
+#include "tunebed/build_info.hpp"
 
 namespace tunebed::cli {
 
-std::string build_version() { return TUNEBED_VERSION; }
-std::string build_git_rev() { return TUNEBED_GIT_REV; }
-std::string build_compiler() { return TUNEBED_COMPILER; }
-
 namespace {
 
-const std::vector<std::pair<std::string, std::string>> kFields = {
-    {"version", TUNEBED_VERSION},
-    {"git", TUNEBED_GIT_REV},
-    {"compiler", TUNEBED_COMPILER},
+const std::vector<std::pair<std::string_view, std::string_view>> kFields = {
+    {"version", build::kVersion},
+    {"git", build::kGitRev},
+    {"compiler", build::kCompiler},
 };
 
 int run(const std::vector<std::string>& args) {

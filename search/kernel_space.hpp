@@ -8,8 +8,8 @@
 // from a different space. It is "actions-" and 16 hex digits of a hash of the action list's text
 // and the caps.
 //
-// The header names no core/opt class beyond Opt, so that a translation unit may include it next
-// to core/codegen, whose Renderer and KernelInfo are for now distinct types of the same names.
+// Kernel is only declared here: a caller that holds a KernelSpace need not parse core/opt's
+// kernel.hpp.
 #pragma once
 
 #include <cstdint>

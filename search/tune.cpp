@@ -10,6 +10,7 @@
 #include "core/engine/check.hpp"
 #include "core/ir/hash.hpp"
 #include "results/candidate_writer.hpp"
+#include "tunebed/build_info.hpp"
 
 namespace tunebed::search {
 
@@ -402,8 +403,8 @@ TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, result
     spec.budget_candidates = options.budget.candidates;
     spec.budget_seconds = options.budget.seconds;
     spec.action_space_version = target.action_space_version;
-    spec.tunebed_version = options.tunebed_version;
-    spec.git_rev = options.git_rev;
+    spec.tunebed_version = build::kVersion;
+    spec.git_rev = build::kGitRev;
     run_id = options.resume_run ? db.resume_run(*options.resume_run).id : db.begin_run(spec).id;
   }
 

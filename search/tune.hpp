@@ -112,8 +112,6 @@ struct TuneOptions {
   std::optional<int64_t> run_id;      // record into this run, begun and finished by the caller
   std::function<void(const TuneEvent&)> on_event;
   const std::atomic<bool>* stop = nullptr;  // when set, stop at the next candidate boundary
-  std::string tunebed_version = "0.1.0";
-  std::string git_rev;
 };
 
 struct TuneResult {

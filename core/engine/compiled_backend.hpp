@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/engine/compiled_kernel.hpp"
+#include "core/schedule/ast_interpreter.hpp"
 #include "core/tensor/realize.hpp"
 
 namespace tunebed {

@@ -26,10 +26,10 @@
 #include <vector>
 
 #include "core/codegen/codegen.hpp"
+#include "core/ir/var_vals.hpp"
 #include "core/opt/cost.hpp"
 #include "core/opt/kernel.hpp"
 #include "core/runtime/device.hpp"
-#include "core/schedule/ast_interpreter.hpp"
 
 namespace tunebed {
 

@@ -24,6 +24,7 @@
 #include "core/ir/error_bound.hpp"
 #include "core/ir/host_buffer.hpp"
 #include "core/ir/uop.hpp"
+#include "core/ir/var_vals.hpp"
 #include "core/schedule/schedule.hpp"
 
 namespace tunebed {
@@ -33,8 +34,6 @@ class AstInterpreterError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-using VarVals = std::map<std::string, int64_t>;
 
 // Runs `ast` (a SINK of STOREs). bufs[i] is the buffer of DEFINE_GLOBAL i; STOREs write into it.
 void run_kernel_ast(const UOp& ast, const std::vector<HostBuffer*>& bufs, const VarVals& vars = {});

@@ -13,8 +13,8 @@
 //
 // A kernel AST is SINK(STORE(VIEW(DEFINE_GLOBAL i), value), ...) with LOAD(VIEW(DEFINE_GLOBAL)),
 // ALU ops, REDUCE_AXIS (arg (op, axes)) and constants WHERE(VALID(VIEW), CONST, 0). Its canonical
-// text is core/ir's print_uop and its hash the UOp's structural hash, so the same kernel has the
-// same key wherever it comes from.
+// text is core/ir's print_uop and its key kernel_hash, the FNV-1a hash of that text (not the
+// UOp's structural hash), so the same kernel has the same key wherever it comes from.
 #pragma once
 
 #include <cstdint>

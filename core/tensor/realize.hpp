@@ -1,6 +1,7 @@
 // The seam between the lazy Tensor and whatever computes it. realize() hands its graph to the
-// current Backend; the default is the reference interpreter, and the CPU backend of a later issue
-// (schedule -> optimize -> render -> compile -> run) installs itself here with set_backend.
+// current Backend; the default is the reference interpreter, and core/engine's compiled backend
+// (schedule -> optimize -> render -> compile -> run, compiled_backend.hpp) installs itself here
+// with set_backend.
 #pragma once
 
 #include <memory>

@@ -7,6 +7,7 @@
 #include "core/imports/tinygrad_ast.hpp"
 #include "core/opt/heuristic.hpp"
 #include "core/runtime/cpu_device.hpp"
+#include "core/schedule/ast_interpreter.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/workloads.hpp"
 

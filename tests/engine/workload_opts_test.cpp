@@ -17,6 +17,7 @@
 #include "core/opt/actions.hpp"
 #include "core/opt/heuristic.hpp"
 #include "core/reference/reference.hpp"
+#include "core/schedule/ast_interpreter.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/workloads.hpp"
 #include "tests/test_scale.hpp"

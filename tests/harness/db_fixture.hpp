@@ -20,6 +20,7 @@
 #include "results/candidate_writer.hpp"
 #include "tests/harness/run_tunebed.hpp"
 #include "results/tuning_db.hpp"
+#include "tunebed/build_info.hpp"
 
 namespace tunebed::testing {
 
@@ -94,7 +95,7 @@ class DbFixture : public ::testing::Test {
                    .seed = 7 * run_number,
                    .budget_candidates = 100,
                    .action_space_version = "as1",
-                   .tunebed_version = "0.1.0",
+                   .tunebed_version = std::string(build::kVersion),
                    .git_rev = "abc1234",
                    .host = "testhost"};
       results::Run r = db.begin_run(spec);

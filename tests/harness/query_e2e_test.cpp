@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tests/harness/db_fixture.hpp"
+#include "tunebed/build_info.hpp"
 
 namespace tunebed::testing {
 namespace {
@@ -168,7 +169,7 @@ TEST_F(QueryE2E, RunsListsEveryRunOldestFirst) {
   ASSERT_NE(beam, std::string::npos) << r.out;
   ASSERT_NE(random, std::string::npos) << r.out;
   EXPECT_LT(beam, random);
-  EXPECT_NE(r.out.find(",2026-11-30T11:00:59.000Z,13,testhost,0.1.0,abc1234,\r\n"), std::string::npos)
+  EXPECT_NE(r.out.find(",2026-11-30T11:00:59.000Z,13,testhost," + std::string(build::kVersion) + ",abc1234,\r\n"), std::string::npos)
       << r.out;
 }
 

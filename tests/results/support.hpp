@@ -12,6 +12,7 @@
 
 #include "results/candidate_writer.hpp"
 #include "results/tuning_db.hpp"
+#include "tunebed/build_info.hpp"
 
 namespace tunebed::results::testing {
 
@@ -49,7 +50,7 @@ inline RunSpec spec(const std::string& asv = "as1") {
           .seed = 7,
           .budget_candidates = 100,
           .action_space_version = asv,
-          .tunebed_version = "0.1.0",
+          .tunebed_version = std::string(build::kVersion),
           .git_rev = "abc123",
           .host = "testhost"};
 }

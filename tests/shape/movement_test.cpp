@@ -6,7 +6,7 @@
 #include <ostream>
 
 #include "core/shape/shapetracker.hpp"
-#include "tests/shape/op_sequence.hpp"
+#include "fuzz/shape_op_sequence.hpp"
 
 namespace tunebed {
 namespace {

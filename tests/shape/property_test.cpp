@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "tests/shape/op_sequence.hpp"
+#include "fuzz/shape_op_sequence.hpp"
 
 namespace tunebed {
 namespace {

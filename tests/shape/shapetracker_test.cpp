@@ -6,7 +6,7 @@
 
 #include "core/ir/text.hpp"
 #include "core/symbolic/symbolic.hpp"
-#include "tests/shape/uop_eval.hpp"
+#include "fuzz/shape_uop_eval.hpp"
 
 namespace tunebed {
 namespace {

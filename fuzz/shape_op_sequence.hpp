@@ -15,8 +15,8 @@
 
 #include "core/ir/text.hpp"
 #include "core/shape/shapetracker.hpp"
-#include "tests/shape/naive_reference.hpp"
-#include "tests/shape/uop_eval.hpp"
+#include "fuzz/shape_naive_reference.hpp"
+#include "fuzz/shape_uop_eval.hpp"
 
 namespace tunebed::naive {
 

@@ -4,6 +4,7 @@
 
 #include "core/codegen/passes.hpp"
 #include "core/codegen/render_cstyle.hpp"
+#include "core/opt/ast_shape.hpp"
 #include "core/symbolic/eval.hpp"
 #include "core/symbolic/symbolic.hpp"
 
@@ -29,7 +30,7 @@ void check_supported(const UOp& ast, const Renderer& renderer) {
 
 SymShape ast_full_shape(const UOp& ast) {
   try {
-    return full_shape(ast);
+    return AstShapes().full_shape(ast);
   } catch (const std::invalid_argument& e) {
     throw CodegenError(std::string("kernel AST: ") + e.what());
   }

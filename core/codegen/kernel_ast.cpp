@@ -1,8 +1,10 @@
-// The full shape of a kernel, its reduced axes, and the unoptimized kernel's KernelInfo.
+// A kernel's reduced axes, its default name and the unoptimized kernel's KernelInfo.
 #include "core/codegen/kernel_ast.hpp"
 
 #include <algorithm>
 #include <stdexcept>
+
+#include "core/opt/ast_shape.hpp"
 
 namespace tunebed {
 
@@ -11,26 +13,6 @@ const ShapeTracker& view_st(const UOp& view) {
   if (view.op() != Ops::VIEW || !st)
     throw std::invalid_argument("kernel AST: a VIEW without a ShapeTracker arg");
   return *st;
-}
-
-SymShape full_shape(const UOp& ast) {
-  std::optional<SymShape> full;
-  for (const UOp& u : ast.toposort()) {
-    if (u.op() != Ops::VIEW) continue;
-    const SymShape& s = view_st(u).shape();
-    if (!full) {
-      full = s;
-      continue;
-    }
-    if (s.size() != full->size())
-      throw std::invalid_argument("kernel AST: VIEWs of rank " + std::to_string(s.size()) + " and " +
-                                  std::to_string(full->size()));
-    // A size-1 entry is a reduced (or broadcast) axis; any other size is the axis's size.
-    for (size_t i = 0; i < s.size(); i++)
-      if ((*full)[i] == sint(1)) (*full)[i] = s[i];
-  }
-  if (!full) throw std::invalid_argument("kernel AST: no VIEW, so no shape");
-  return *full;
 }
 
 std::vector<int64_t> reduced_axes(const UOp& ast) {
@@ -45,7 +27,7 @@ std::vector<int64_t> reduced_axes(const UOp& ast) {
 
 std::string default_kernel_name(const UOp& ast) {
   std::string name = reduced_axes(ast).empty() ? "E" : "r";
-  for (const sint& s : full_shape(ast)) {
+  for (const sint& s : AstShapes().full_shape(ast)) {
     if (s.is_int()) {
       name += "_" + std::to_string(s.to_int());
       continue;
@@ -63,7 +45,7 @@ KernelInfo no_opts_info(const UOp& ast) {
   KernelInfo info;
   info.name = default_kernel_name(ast);
   std::vector<int64_t> reduced = reduced_axes(ast);
-  const size_t rank = full_shape(ast).size();
+  const size_t rank = AstShapes().full_shape(ast).size();
   for (size_t i = 0; i < rank; i++) {
     bool r = std::find(reduced.begin(), reduced.end(), static_cast<int64_t>(i)) != reduced.end();
     info.axis_types.push_back(r ? AxisType::REDUCE : AxisType::GLOBAL);

@@ -1,6 +1,5 @@
-// What code generation reads off a kernel AST besides its KernelInfo (core/opt/kernel_info.hpp):
-// the full shape (per axis, the largest size any VIEW of the kernel has: a STORE after a reduce
-// has size 1 on the reduced axes), the reduced axes, and the plain kernel's KernelInfo.
+// What code generation reads off a kernel AST besides its KernelInfo (core/opt/kernel_info.hpp)
+// and its shapes (core/opt/ast_shape.hpp): the reduced axes and the plain kernel's KernelInfo.
 //
 // `no_opts_info` gives the unoptimized kernel: GLOBAL for every axis no REDUCE_AXIS reduces,
 // REDUCE for the others, named as tinygrad names kernels ("r_16_4", "E_3").
@@ -16,10 +15,6 @@ namespace tunebed {
 
 // The ShapeTracker of a VIEW node (throws std::invalid_argument when its arg is not one).
 const ShapeTracker& view_st(const UOp& view);
-
-// Per axis, the largest size of the kernel's VIEWs; throws std::invalid_argument for an AST with
-// no VIEW or VIEWs of different ranks.
-SymShape full_shape(const UOp& ast);
 
 // The axes reduced by some REDUCE_AXIS of the AST, ascending.
 std::vector<int64_t> reduced_axes(const UOp& ast);

@@ -13,6 +13,24 @@ std::optional<SymShape> AstShapes::operator()(const UOp& u) {
   return s;
 }
 
+SymShape AstShapes::full_shape(const UOp& root) {
+  std::optional<SymShape> full;
+  for (const UOp& u : root.toposort()) {
+    if (u.op() != Ops::VIEW) continue;  // every other node's shape is a VIEW's or has 1s in it
+    const std::optional<SymShape> s = (*this)(u);
+    if (!full) {
+      full = s;
+      continue;
+    }
+    if (s->size() != full->size())
+      throw std::invalid_argument("kernel AST: shapes of rank " + std::to_string(s->size()) + " and " +
+                                  std::to_string(full->size()));
+    for (size_t i = 0; i < s->size(); i++) (*full)[i] = smax((*full)[i], (*s)[i]);
+  }
+  if (!full) throw std::invalid_argument("kernel AST: no VIEW, so no shape");
+  return *full;
+}
+
 std::optional<SymShape> AstShapes::compute(const UOp& u) {
   if (u.op() == Ops::VIEW) return u.arg().as_object<ShapeTracker>().shape();
   if (u.op() == Ops::LOAD || u.op() == Ops::STORE) return (*this)(u.src(0));

@@ -1,7 +1,7 @@
 // The shape of each node of a kernel AST, as tinygrad's UOp.st/UOp.shape read it: a VIEW's
-// shape flows up through buffer ops and ALUs, and a REDUCE_AXIS sets its reduced axes to 1.
-// Shared by the Kernel (which axes each reduce folds) and kernel_cost (how many times each ALU
-// op runs).
+// shape flows up through buffer ops and ALUs, and a REDUCE_AXIS sets its reduced axes to 1; and
+// the kernel's full shape. The Kernel (which axes each reduce folds, its full shape), kernel_cost
+// (how many times each ALU op runs) and codegen's kernel names and launch plans read it.
 #pragma once
 
 #include <optional>
@@ -18,6 +18,10 @@ class AstShapes {
   // nullopt for a node without a shape (DEFINE_GLOBAL, a CONST with no VIEW). Throws
   // std::invalid_argument when the shaped sources of a node disagree.
   std::optional<SymShape> operator()(const UOp& u);
+  // tinygrad's UOp.full_shape: per axis the largest size of any VIEW under ROOT (a store after a
+  // reduce has size 1 on the reduced axes). Throws std::invalid_argument for an AST with no VIEW
+  // or VIEWs of different ranks.
+  SymShape full_shape(const UOp& root);
 
  private:
   std::optional<SymShape> compute(const UOp& u);

@@ -15,18 +15,6 @@ namespace tunebed {
 
 namespace {
 
-// tinygrad's UOp.full_shape: the largest size per axis over everything under u.
-SymShape full_shape_of(const UOp& u) {
-  if (u.op() == Ops::VIEW) return u.arg().as_object<ShapeTracker>().shape();
-  SymShape ret;
-  for (const UOp& s : u.src()) {
-    SymShape p = full_shape_of(s);
-    if (p.size() > ret.size()) ret.resize(p.size(), 1);
-    for (size_t i = 0; i < p.size(); i++) ret[i] = smax(ret[i], p[i]);
-  }
-  return ret;
-}
-
 void collect_vars(const sint& s, std::map<std::string, UOp>& vars) {
   if (s.is_int()) return;
   for (const UOp& u : s.uop().toposort())
@@ -113,7 +101,7 @@ Kernel::Kernel(const UOp& ast, Renderer opts) : ast_(ast), opts_(std::move(opts)
     sts_.push_back(ShapeTracker::from_shape(shape_of(u.src(0)).value()));
   }
   // The full shape, with zero strides so that it merges with anything.
-  SymShape full = full_shape_of(ast_);
+  SymShape full = shape_of.full_shape(ast_);
   sts_.push_back(ShapeTracker::from_shape(full, SymShape(full.size(), 0)));
 
   simplify_ones();

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/codegen/executable.hpp"
+#include "core/opt/ast_shape.hpp"
 #include "tests/codegen/kernel_check.hpp"
 #include "tests/codegen/kernels.hpp"
 
@@ -88,9 +89,9 @@ RC_GTEST_PROP(CodegenVariants, full_rewrite_leaves_only_nested_loops_and_plain_o
   const int64_t k = *rc::gen::elementOf(std::vector<int64_t>{2, 4, 8});
   UOp ast = *rc::gen::elementOf(std::vector<UOp>{testing::matmul(m, n, k), testing::sum_rows(m, k)});
   // Split some axes by a divisor of their size, as UPCAST (kept axes) or UNROLL (reduced axes).
-  const size_t rank = full_shape(ast).size();
+  const size_t rank = AstShapes().full_shape(ast).size();
   for (size_t axis = 0; axis < rank; axis++) {
-    const int64_t size = full_shape(ast)[axis].to_int();
+    const int64_t size = AstShapes().full_shape(ast)[axis].to_int();  // of the AST split so far
     const int64_t amount = *rc::gen::elementOf(std::vector<int64_t>{1, 2, 4});
     if (amount == 1 || size % amount != 0) continue;
     const bool reduced = kernel_info(ast).axis_types[axis] == AxisType::REDUCE;

@@ -198,7 +198,7 @@ const Expected kCases[] = {
 
 // Flip and expand mixed with reshape, shrink and pad, where the ops leave two views and simplify
 // merges them into one (View::operator+). Taken from random sequences (gen.py-style: the six ops,
-// sizes as op_sequence.hpp's) run through tinygrad 7b16fadd: there each had 2 views before
+// sizes as fuzz/shape_op_sequence.hpp's) run through tinygrad 7b16fadd: there each had 2 views before
 // simplify and 1 after, and the expected reprs are tinygrad's. On 10,000-sequence samples tunebed
 // agreed with tinygrad's view count in every case where tinygrad merged.
 const Expected kMergeCases[] = {

@@ -216,12 +216,8 @@ LoadedAst load_ast(const std::string& what, const std::string& db_path) {
     throw UsageError("--ast: '" + what + "' is neither a file nor a kernel hash");
   results::TuningDb db = open_for_reading(db_path);
   try {
-    const int64_t id = db.resolve_kernel(what);
-    const std::string text = db.db().query_text("SELECT ast FROM kernels WHERE id = " + std::to_string(id));
-    return {parse_uop(text),
-            "kernel " + db.db().query_text("SELECT hash FROM kernels WHERE id = " + std::to_string(id)) +
-                " of " + db_path,
-            "", false};
+    const results::Kernel k = db.kernel(db.resolve_kernel(what));
+    return {parse_uop(k.ast), "kernel " + k.hash + " of " + db_path, "", false};
   } catch (const results::DbError& e) {
     throw UsageError(std::string("--ast: ") + e.what());
   }

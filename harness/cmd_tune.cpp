@@ -91,10 +91,9 @@ struct Batch {
 KernelLookup lookup_in(std::optional<results::TuningDb>& db, const std::string& path) {
   return [&db, path](const std::string& hash) -> std::optional<std::pair<std::string, std::string>> {
     if (!db) db.emplace(open_db(path, results::TuningDb::Mode::existing));
-    results::Statement st = db->db().prepare("SELECT ast, source FROM kernels WHERE hash = ?");
-    st.bind_all(hash);
-    if (!st.step()) return std::nullopt;
-    return std::pair{st.column_text(0), st.column_text(1)};
+    const std::optional<results::Kernel> k = db->kernel(hash);
+    if (!k) return std::nullopt;
+    return std::pair{k->ast, k->source};
   };
 }
 

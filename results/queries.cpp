@@ -273,6 +273,32 @@ int64_t TuningDb::resolve_kernel(std::string_view spec) {
                  "ORDER BY exact DESC, hash");
 }
 
+namespace {
+
+std::optional<Kernel> kernel_where(Db& db, const char* condition, const auto& key) {
+  Statement st =
+      db.prepare(std::string("SELECT id, hash, ast, shape, flops, bytes, source FROM kernels WHERE ") + condition);
+  st.bind_all(key);
+  if (!st.step()) return std::nullopt;
+  return Kernel{.id = st.column_int(0),
+                .hash = st.column_text(1),
+                .ast = st.column_text(2),
+                .shape = st.column_text(3),
+                .flops = st.column_int(4),
+                .bytes = st.column_int(5),
+                .source = st.column_text(6)};
+}
+
+}  // namespace
+
+Kernel TuningDb::kernel(int64_t id) {
+  std::optional<Kernel> k = kernel_where(db_, "id = ?", id);
+  if (!k) throw DbError("no kernel " + std::to_string(id) + " in " + path());
+  return *k;
+}
+
+std::optional<Kernel> TuningDb::kernel(std::string_view hash) { return kernel_where(db_, "hash = ?", hash); }
+
 int64_t TuningDb::resolve_run(std::string_view spec) {
   if (spec.empty()) throw DbError("empty run id");
   return resolve(db_, "run", spec,

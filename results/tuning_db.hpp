@@ -100,6 +100,9 @@ class TuningDb {
   int64_t resolve_device(std::string_view spec);
   int64_t resolve_kernel(std::string_view spec);
   int64_t resolve_run(std::string_view spec);
+  // A stored kernel by id (a DbError if there is none) or by its full hash (nullopt if none).
+  Kernel kernel(int64_t id);
+  std::optional<Kernel> kernel(std::string_view hash);
   // Row count of each table, in schema order.
   std::vector<std::pair<std::string, int64_t>> table_counts();
 

@@ -217,5 +217,19 @@ TEST_F(WritesTest, ResolveFindsWhatAPersonTypes) {
   EXPECT_EQ(db_->resolve_run(std::to_string(run_.id)), run_.id);
 }
 
+TEST_F(WritesTest, AKernelIsReadBackByIdOrByItsFullHash) {
+  const Kernel by_id = db_->kernel(kernel_);
+  EXPECT_EQ(by_id.id, kernel_);
+  EXPECT_EQ(by_id.hash, "h-matmul");
+  EXPECT_EQ(by_id.ast, "SINK(matmul)");
+  EXPECT_EQ(by_id.flops, 2 * 64 * 64 * 64);
+  EXPECT_EQ(by_id.source, "workload:matmul");
+  const std::optional<Kernel> by_hash = db_->kernel(std::string_view("h-matmul"));
+  ASSERT_TRUE(by_hash);
+  EXPECT_EQ(by_hash->id, kernel_);
+  EXPECT_FALSE(db_->kernel(std::string_view("h-mat")));  // a prefix is resolve_kernel's job
+  EXPECT_THROW(db_->kernel(kernel_ + 100), DbError);
+}
+
 }  // namespace
 }  // namespace tunebed::results::testing

@@ -1,7 +1,8 @@
 // Fuzzes the optimizer's action space on the workload library: the fuzzer's bytes choose a
 // workload at small shapes (every size parameter 1..8), one of its kernels, and a sequence of
 // arbitrary opts (any OptOp, axis and amount, legal or not). Each opt is applied in turn:
-//   - an illegal one must be refused with KernelOptError and leave the kernel as it was;
+//   - an illegal one must be refused with KernelOptError and leave the kernel as it was, and
+//     why_illegal, asked first, must give the same verdict and the same message;
 //   - the kernel after the legal ones must code generate, compile, and compute on seeded inputs
 //     what the AST interpreter computes for the unoptimized kernel (core/schedule/ast_interpreter).
 // Any other exception, a changed kernel after a refusal, or a wrong value is a finding.
@@ -84,11 +85,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     tried.push_back(random_opt(fdp));
     const std::vector<std::string> shape_before = k.shape_str();
     const size_t applied_before = k.applied_opts().size();
+    const std::optional<std::string> why = k.why_illegal(tried.back());
     try {
       k.apply_opt(tried.back());
-    } catch (const KernelOptError&) {
+      if (why)
+        fuzz::report_finding("wrong", "why_illegal refused an opt apply_opt took: " + *why,
+                             describe(spec, ast, tried, k.applied_opts()));
+    } catch (const KernelOptError& e) {
       if (k.shape_str() != shape_before || k.applied_opts().size() != applied_before)
         fuzz::report_finding("wrong", "a refused opt changed the kernel",
+                             describe(spec, ast, tried, k.applied_opts()));
+      if (why != std::string(e.what()))
+        fuzz::report_finding("wrong", std::string("apply_opt refused an opt with another reason than why_illegal's: ") +
+                                          e.what() + " / " + why.value_or("(legal)"),
                              describe(spec, ast, tried, k.applied_opts()));
     } catch (const std::exception& e) {
       fuzz::report_finding("crash", std::string("apply_opt threw a non-KernelOptError: ") + e.what(),

@@ -94,18 +94,17 @@ std::vector<Opt> KernelSpace::opts(const Path& state) const {
 std::string KernelSpace::key(const Path& state) { return to_string(opts(state)); }
 
 std::optional<Path> KernelSpace::parse(const std::string& text) {
-  Path path;
+  std::vector<Opt> opts;
   try {
-    for (const Opt& opt : parse_opts(text)) {
-      int id = action_id(opt);
-      if (id < 0 || !allowed(options_, opt.op)) return std::nullopt;
-      path.push_back(id);
-      kernel(path);
-    }
+    opts = parse_opts(text);
   } catch (const std::invalid_argument&) {
     return std::nullopt;
-  } catch (const KernelOptError&) {
-    return std::nullopt;
+  }
+  Path path;
+  for (const Opt& opt : opts) {
+    int id = action_id(opt);
+    if (id < 0 || !allowed(options_, opt.op) || kernel(path).why_illegal(opt)) return std::nullopt;
+    path.push_back(id);
   }
   return path;
 }

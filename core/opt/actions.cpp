@@ -39,24 +39,15 @@ std::vector<std::pair<Opt, Kernel>> kernel_actions(const Kernel& k) {
   const std::vector<Opt>& actions = search_actions();
   std::vector<std::pair<Opt, Kernel>> legal;
   for (const Opt& a : actions) {
-    if (a.axis && a.op != OptOps::TC) {
-      int ax;
-      try {
-        ax = k.real_axis(a.op, a.axis);
-      } catch (const KernelOptError&) {
-        continue;
-      }
-      Opt whole{a.op, a.axis, 0};
-      if (a.amount() && k.full_shape()[ax] == sint(*a.amount()) &&
-          std::ranges::find(actions, whole) != actions.end())
+    if (k.why_illegal(a)) continue;
+    if (a.op != OptOps::TC && a.amount()) {
+      const int ax = std::get<int>(k.real_axis(a.op, a.axis));
+      if (k.full_shape()[ax] == sint(*a.amount()) &&
+          std::ranges::find(actions, Opt{a.op, a.axis, 0}) != actions.end())
         continue;
     }
     Kernel k2 = k;
-    try {
-      k2.apply_opt(a);
-    } catch (const KernelOptError&) {
-      continue;
-    }
+    k2.apply_opt(a);
     int64_t up = 1, lcl = 1;
     for (size_t i = 0; i < k2.axis_types().size(); i++) {
       AxisType t = k2.axis_types()[i];

@@ -169,12 +169,8 @@ void local_axes(Kernel& k) {
 Kernel hand_coded_kernel(Kernel k) {
   if (std::optional<Kernel> mv = matvec(k)) return *mv;
   // Group a reduce across the workgroup when the output is small.
-  if (output_upcastable(k) <= 2048) {
-    try {
-      k.apply_opt(Opt{OptOps::GROUPTOP, 0, 16});
-    } catch (const KernelOptError&) {
-    }
-  }
+  if (output_upcastable(k) <= 2048 && !k.why_illegal(Opt{OptOps::GROUPTOP, 0, 16}))
+    k.apply_opt(Opt{OptOps::GROUPTOP, 0, 16});
   if (k.group_for_reduces()) return k;
 
   upcast_axes(k);

@@ -21,14 +21,16 @@
 //
 // At construction, axes of size 1 are dropped and adjacent axes that are contiguous in every
 // tracker are merged (simplify_ones, simplify_merge_adjacent), so a 4x4 elementwise add is one
-// axis of 16. apply_opt checks an Opt against tinygrad's legality rules and throws KernelOptError
-// with the rule's message; a refused opt leaves the Kernel as it was.
+// axis of 16. why_illegal checks an Opt against tinygrad's legality rules and says which rule it
+// breaks; apply_opt runs the same rules and throws KernelOptError with the rule's message. A
+// refused opt leaves the Kernel as it was.
 #pragma once
 
 #include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/opt/kernel_info.hpp"
@@ -81,9 +83,14 @@ class Kernel {
   // Per axis its letter and its index among axes of that type: {"L0", "u0", "R0", "r0"}.
   std::vector<std::string> shape_str() const;
 
-  // The axis of the shape that an Opt's axis means (see opt.hpp); throws KernelOptError.
-  int real_axis(OptOps op, std::optional<int> axis) const;
-  // Applies the opt, or throws KernelOptError and leaves the Kernel unchanged.
+  // The axis of the shape that an Opt's axis means (see opt.hpp), or why it means none.
+  std::variant<int, std::string> real_axis(OptOps op, std::optional<int> axis) const;
+  // The first legality rule the opt breaks, as a message naming the rule; nullopt when it applies.
+  // No exception and no copy of the Kernel, except for TC, which is tried on a copy.
+  std::optional<std::string> why_illegal(const Opt& opt) const;
+  // Applies the opt and returns nullopt, or returns why_illegal's message and changes nothing.
+  [[nodiscard]] std::optional<std::string> try_apply_opt(const Opt& opt, bool append_opt = true);
+  // Applies the opt, or throws KernelOptError with why_illegal's message and changes nothing.
   void apply_opt(const Opt& opt, bool append_opt = true);
   Kernel& apply_opts(const std::vector<Opt>& opts);
   // tinygrad's apply_tensor_cores: the TC opt with (tc_select, tc_opt, use_tensor_cores), then
@@ -104,13 +111,22 @@ class Kernel {
                 std::optional<int> insert_at = std::nullopt);
   bool simplify_ones();
   void simplify_merge_adjacent();
-  void apply_opt_unbounded(const Opt& opt, bool append_opt);  // every rule but shared memory
-  void apply_padto(int axis, int64_t amt);
-  void apply_thread(int axis, int64_t amt);
+  // apply_opt.cpp: an opt that passes check_opt, with its axis and amount resolved (SWAP's
+  // amount is the other axis; -1 where the op has none).
+  struct Legal {
+    int axis;
+    int64_t amt;
+  };
+  std::variant<Legal, std::string> check_opt(const Opt& opt) const;  // every rule but TC's matching
+  std::optional<std::string> why_op_illegal(OptOps op, int axis, int64_t amt) const;
+  std::optional<std::string> why_padto_illegal(int axis, int64_t amt) const;
+  int64_t shared_memory_after(OptOps op, int axis, int64_t amt) const;
+  void apply_legal(OptOps op, int axis, int64_t amt);
   // tc_kernel.cpp: matching a tensor core, applying its splits, and its WMMA in the optimized AST.
   std::optional<TensorCoreOptions> create_tc_opts(const UOp& reduceop, const TensorCore& tc, int axis,
                                                   int opt_level) const;
   bool apply_tc_opt(int use_tensor_cores, int axis, int tc_select, int opt_level);
+  bool apply_tc_splits(const TensorCore& tc);
   UOp tc_reduce(const UOp& reduce, const std::vector<int>& axes) const;
 
   UOp ast_;

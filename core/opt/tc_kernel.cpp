@@ -91,16 +91,7 @@ bool Kernel::apply_tc_opt(int use_tensor_cores, int axis, int tc_select, int opt
     if (!tc_opts) continue;
     Kernel k = *this;
     k.tensor_core_opts_ = tc_opts;
-    try {
-      for (auto [pad_axis, dim] : tc_opts->axis_pads) k.apply_opt(Opt{OptOps::PADTO, pad_axis, dim}, false);
-      for (const std::string& o : tc.opts)
-        k.apply_opt(
-            Opt{o[0] == 'u' ? OptOps::UPCAST : OptOps::LOCAL, k.tensor_core_opts_->axes[o[1] - '0'], 2},
-            false);
-      for (int i = 0; i < tc.reduce_axes(); i++) k.apply_opt(Opt{OptOps::UNROLL, 0, 2}, false);
-    } catch (const KernelOptError&) {
-      continue;
-    }
+    if (!k.apply_tc_splits(tc)) continue;
     k.tensor_core_ = tc;
     k.use_tensor_cores_ = use_tensor_cores;  // 2 does the shape ops without the WMMA
     *this = std::move(k);
@@ -109,35 +100,45 @@ bool Kernel::apply_tc_opt(int use_tensor_cores, int axis, int tc_select, int opt
   return false;
 }
 
+// The TC's PADTOs, its splits of N and M by 2 and log2(K) unrolls by 2, not recorded as opts;
+// false at the first one refused.
+bool Kernel::apply_tc_splits(const TensorCore& tc) {
+  for (auto [pad_axis, dim] : tensor_core_opts_->axis_pads)
+    if (try_apply_opt(Opt{OptOps::PADTO, pad_axis, dim}, false)) return false;
+  for (const std::string& o : tc.opts)
+    if (try_apply_opt(Opt{o[0] == 'u' ? OptOps::UPCAST : OptOps::LOCAL, tensor_core_opts_->axes[o[1] - '0'], 2}, false))
+      return false;
+  for (int i = 0; i < tc.reduce_axes(); i++)
+    if (try_apply_opt(Opt{OptOps::UNROLL, 0, 2}, false)) return false;
+  return true;
+}
+
 bool Kernel::apply_tensor_cores(int use_tensor_cores, const std::optional<std::vector<Opt>>& extra_opts,
                                 int axis, int tc_select, int tc_opt) {
   if (opts_.tensor_cores.empty() || use_tensor_cores == 0) return false;
   Kernel k = *this;
-  try {
-    k.apply_opt(Opt{OptOps::TC, axis, TCArg{tc_select, tc_opt, use_tensor_cores}});
-    if (extra_opts) {
-      k.apply_opts(*extra_opts);
-    } else if (k.tensor_core_->threads > 1) {
-      // A warp's tensor core gets more work per thread: upcast M, then N, and a local of N. A
-      // register block (threads == 1) already fills the registers, as tinygrad's AMX.
-      for (int d : {1, 0}) {
-        if (!k.tensor_core_opts_->axes_exist[d]) continue;
-        const int a = k.tensor_core_opts_->axes[d];
-        for (int sz : {5, 4, 3, 2})
-          if (k.full_shape()[a].to_int() % sz == 0) {
-            k.apply_opt(Opt{OptOps::UPCAST, a, sz});
-            break;
-          }
-      }
-      if (k.tensor_core_opts_->axes_exist[0])
-        for (int sz : {4, 2})
-          if (k.full_shape()[k.tensor_core_opts_->axes[0]].to_int() % sz == 0) {
-            k.apply_opt(Opt{OptOps::LOCAL, k.tensor_core_opts_->axes[0], sz});
-            break;
-          }
+  if (k.try_apply_opt(Opt{OptOps::TC, axis, TCArg{tc_select, tc_opt, use_tensor_cores}})) return false;
+  if (extra_opts) {
+    for (const Opt& o : *extra_opts)
+      if (k.try_apply_opt(o)) return false;
+  } else if (k.tensor_core_->threads > 1) {
+    // A warp's tensor core gets more work per thread: upcast M, then N, and a local of N. A
+    // register block (threads == 1) already fills the registers, as tinygrad's AMX.
+    for (int d : {1, 0}) {
+      if (!k.tensor_core_opts_->axes_exist[d]) continue;
+      const int a = k.tensor_core_opts_->axes[d];
+      for (int sz : {5, 4, 3, 2})
+        if (k.full_shape()[a].to_int() % sz == 0) {
+          if (k.try_apply_opt(Opt{OptOps::UPCAST, a, sz})) return false;
+          break;
+        }
     }
-  } catch (const KernelOptError&) {
-    return false;
+    if (k.tensor_core_opts_->axes_exist[0])
+      for (int sz : {4, 2})
+        if (k.full_shape()[k.tensor_core_opts_->axes[0]].to_int() % sz == 0) {
+          if (k.try_apply_opt(Opt{OptOps::LOCAL, k.tensor_core_opts_->axes[0], sz})) return false;
+          break;
+        }
   }
   *this = std::move(k);
   return true;

@@ -6,12 +6,13 @@
 namespace tunebed {
 namespace {
 
-// Applies `before` (which must be legal), then expects `opt` to be refused with `message` and
-// the kernel to be left as it was.
+// Applies `before` (which must be legal), then expects why_illegal to name `message` for `opt`,
+// and apply_opt to refuse it with the same message and leave the kernel as it was.
 void expect_refused(const UOp& ast, const Renderer& r, const std::string& before, const std::string& opt,
                     const std::string& message) {
   Kernel k(ast, r);
   k.apply_opts(parse_opts(before));
+  EXPECT_EQ(k.why_illegal(parse_opt(opt)), message);
   Kernel unchanged = k;
   try {
     k.apply_opt(parse_opt(opt));

@@ -38,7 +38,7 @@ HostBuffer& buffer_of(const UOp& buffer, BufferData& data) {
 // Runs the schedule with every kernel optimized by a random legal opt sequence and compiled.
 void run_compiled(const Schedule& s, BufferData& data, uint64_t opt_seed, std::vector<KernelRun>& log) {
   static auto& cache =
-      *new fuzz::ExecutableCache;  // never destroyed: its UOps outlive the intern table at exit
+      *new fuzz::ProgramCache;  // never destroyed: its UOps outlive the intern table at exit
   for (const ScheduleItem& item : s.items) {
     if (item.is_copy()) {
       buffer_of(item.bufs.at(0), data).bytes = buffer_of(item.bufs.at(1), data).bytes;
@@ -50,7 +50,7 @@ void run_compiled(const Schedule& s, BufferData& data, uint64_t opt_seed, std::v
     log.push_back({k.name(), opts});
     std::vector<HostBuffer> bufs;
     for (const UOp& b : item.bufs) bufs.push_back(buffer_of(b, data));
-    bufs = cache.get(k.get_optimized_ast()).run(bufs);
+    bufs = cache.get(k.get_optimized_ast()).run_on_copies(bufs);
     for (size_t i = 0; i < bufs.size(); i++) buffer_of(item.bufs[i], data) = std::move(bufs[i]);
   }
 }

@@ -64,7 +64,7 @@ std::string describe(const std::string& spec, const UOp& ast, const std::vector<
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static auto& cache =
-      *new fuzz::ExecutableCache;  // never destroyed: its UOps outlive the intern table at exit
+      *new fuzz::ProgramCache;  // never destroyed: its UOps outlive the intern table at exit
   FuzzedDataProvider fdp(data, size);
   const std::string spec = small_spec(fdp);
   Schedule s;
@@ -115,7 +115,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<Expected> want = expect_kernel_ast(ast, inputs);
   std::vector<HostBuffer> got;
   try {
-    got = cache.get(k.get_optimized_ast()).run(inputs);
+    got = cache.get(k.get_optimized_ast()).run_on_copies(inputs);
   } catch (const std::exception& e) {
     fuzz::report_finding("crash", std::string("legal opts failed to run: ") + e.what(),
                          describe(spec, ast, tried, k.applied_opts()));

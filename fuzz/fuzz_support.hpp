@@ -7,7 +7,7 @@
 #include <memory>
 #include <unordered_map>
 
-#include "core/codegen/executable.hpp"
+#include "core/engine/compiled_program.hpp"
 #include "core/ir/text.hpp"
 #include "core/tensor/random_program.hpp"
 #include "fuzz/finding_report.hpp"
@@ -36,21 +36,21 @@ inline BufferData deep_copy(const BufferData& b) {
 // Compiled kernels by optimized AST, for the life of the fuzzing process. Mutations of one input
 // mostly keep its kernels, and clang (a process per kernel, ~0.1 s) dominates an exec otherwise;
 // the on-disk cache of the CPU device still saves the compile but not the render and dlopen.
-class ExecutableCache {
+class ProgramCache {
  public:
-  const Executable& get(const UOp& optimized_ast) {
+  const CompiledProgram& get(const UOp& optimized_ast) {
     auto it = cache_.find(optimized_ast);
     if (it != cache_.end()) return *it->second;
     if (cache_.size() >= kMaxEntries) cache_.clear();  // bounded: a long campaign sees many kernels
     if (!device_) device_ = open_device("cpu");
-    auto exe = std::make_unique<Executable>(optimized_ast, device_);
+    auto exe = std::make_unique<CompiledProgram>(compile_program(optimized_ast, device_));
     return *cache_.emplace(optimized_ast, std::move(exe)).first->second;
   }
 
  private:
   static constexpr size_t kMaxEntries = 4096;
   std::shared_ptr<Device> device_;
-  std::unordered_map<UOp, std::unique_ptr<Executable>, UOpHash> cache_;  // looked up, never listed
+  std::unordered_map<UOp, std::unique_ptr<CompiledProgram>, UOpHash> cache_;  // looked up, never listed
 };
 
 }  // namespace tunebed::fuzz

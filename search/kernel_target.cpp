@@ -1,6 +1,7 @@
 #include "search/kernel_target.hpp"
 
 #include "core/codegen/codegen.hpp"
+#include "core/engine/compiled_program.hpp"
 #include "core/ir/text.hpp"
 #include "core/opt/cost.hpp"
 #include "core/opt/heuristic.hpp"
@@ -41,15 +42,14 @@ KernelTarget::KernelTarget(const UOp& ast, const std::string& source, const std:
     return KernelSource{p.source, p.name, p.launch_dims(target_.vars)};
   };
   target_.parse = [this](const std::string& opts) { return space_->parse(opts); };
+  // The workers launch what is bound here, under the kernel runner's rules (compiled_program.hpp).
   ProgramSpec plain = get_program(root_->get_optimized_ast(), renderer);
-  for (const DType& g : plain.globals) target_.buffers.emplace_back(g.base(), g.size);
+  target_.buffers = make_buffers(plain);
   // A symbolic kernel is tuned at its variables' largest values, as tinygrad's BEAM does: the
   // buffers are sized for them, and that is the case worth being fast for.
   VarVals at_max;
-  for (const UOp& v : plain.vars) {
-    target_.vars.push_back(static_cast<int32_t>(v.vmax()));
-    at_max[v.arg().as_tuple().at(0).as_string()] = v.vmax();
-  }
+  for (const UOp& v : plain.vars) at_max[v.arg().as_tuple().at(0).as_string()] = v.vmax();
+  target_.vars = bind_vars(plain, at_max);
   target_.output = 0;
   target_.expect = [this, at_max](const std::vector<HostBuffer>& bufs) {
     return expect_kernel_ast(ast_, bufs, at_max, kExactRunBudget).at(static_cast<size_t>(target_.output));

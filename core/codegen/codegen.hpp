@@ -36,7 +36,7 @@
 
 #include "core/codegen/kernel_ast.hpp"
 #include "core/opt/renderer.hpp"
-#include "core/runtime/device.hpp"
+#include "core/ir/launch_dims.hpp"
 
 namespace tunebed {
 

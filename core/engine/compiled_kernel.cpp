@@ -1,4 +1,4 @@
-// Kernel AST -> opts -> optimized AST -> C -> Program, and running a Program on host buffers.
+// Kernel AST -> opts -> optimized AST -> C -> Program; batches of kernels in one C unit.
 #include "core/engine/compiled_kernel.hpp"
 
 #include <cstdio>
@@ -8,7 +8,6 @@
 #include <sstream>
 #include <string_view>
 
-#include "core/codegen/executable.hpp"
 #include "core/codegen/kernel_ast.hpp"
 #include "core/opt/heuristic.hpp"
 
@@ -34,50 +33,6 @@ Kernel optimize_kernel(const UOp& ast, const Renderer& renderer, const KernelOpt
 
 namespace {
 
-int32_t var_value(const UOp& var, const VarVals& vars) {
-  const ArgTuple& t = var.arg().as_tuple();
-  const std::string& name = t.at(0).as_string();
-  const int64_t lo = t.at(1).as_int(), hi = t.at(2).as_int();
-  auto it = vars.find(name);
-  if (it == vars.end()) return static_cast<int32_t>(lo);
-  if (it->second < lo || it->second > hi)
-    throw std::invalid_argument("variable " + name + " = " + std::to_string(it->second) + " is outside [" +
-                                std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  return static_cast<int32_t>(it->second);
-}
-
-// Device buffers holding copies of bufs, checked against the kernel's DEFINE_GLOBALs.
-std::vector<std::unique_ptr<Buffer>> to_device(const CompiledKernel& k,
-                                               const std::vector<HostBuffer*>& bufs) {
-  const ProgramSpec& spec = k.spec;
-  if (bufs.size() != spec.globals.size())
-    throw std::invalid_argument("kernel " + spec.name + " takes " + std::to_string(spec.globals.size()) +
-                                " buffers, not " + std::to_string(bufs.size()));
-  std::vector<std::unique_ptr<Buffer>> out;
-  for (size_t i = 0; i < bufs.size(); i++) {
-    const DType want = spec.globals[i].base();
-    if (bufs[i]->dtype != want || bufs[i]->numel() < spec.globals[i].size)
-      throw std::invalid_argument("buffer " + std::to_string(i) + " of kernel " + spec.name + " must be " +
-                                  std::to_string(spec.globals[i].size) + " " + to_string(want) + ", not " +
-                                  std::to_string(bufs[i]->numel()) + " " + to_string(bufs[i]->dtype));
-    out.push_back(k.device->allocate(want, bufs[i]->numel()));
-    out.back()->copyin(*bufs[i]);
-  }
-  return out;
-}
-
-std::vector<Buffer*> raw(const std::vector<std::unique_ptr<Buffer>>& bufs) {
-  std::vector<Buffer*> out;
-  for (const auto& b : bufs) out.push_back(b.get());
-  return out;
-}
-
-std::vector<int32_t> var_values(const ProgramSpec& spec, const VarVals& vars) {
-  std::vector<int32_t> out;
-  for (const UOp& v : spec.vars) out.push_back(var_value(v, vars));
-  return out;
-}
-
 // The top-level declarations (typedefs, helper functions) of the C text before a kernel, so a
 // batch declares each once: C allows a typedef to be repeated, but not a function definition.
 std::vector<std::string> top_level_items(std::string_view text) {
@@ -101,26 +56,6 @@ std::string format(const char* fmt, double v) {
 }
 
 }  // namespace
-
-std::vector<HostBuffer> CompiledKernel::make_buffers() const {
-  std::vector<HostBuffer> out;
-  for (const DType& d : spec.globals) out.emplace_back(d.base(), d.size);
-  return out;
-}
-
-void CompiledKernel::run(const std::vector<HostBuffer*>& bufs, const VarVals& vars) const {
-  std::vector<std::unique_ptr<Buffer>> device_bufs = to_device(*this, bufs);
-  const std::vector<int32_t> values = var_values(spec, vars);
-  program->run(raw(device_bufs), values, spec.launch_dims(values));
-  for (size_t i = 0; i < bufs.size(); i++) *bufs[i] = device_bufs[i]->to_host();
-}
-
-Timing CompiledKernel::time(const std::vector<HostBuffer*>& bufs, const VarVals& vars,
-                            const TimingOptions& options) const {
-  std::vector<std::unique_ptr<Buffer>> device_bufs = to_device(*this, bufs);
-  const std::vector<int32_t> values = var_values(spec, vars);
-  return program->time(raw(device_bufs), values, spec.launch_dims(values), options);
-}
 
 std::string report_line(const CompiledKernel& k, const Timing& timing) {
   const double s = timing.median;
@@ -170,13 +105,12 @@ std::vector<CompiledKernel> KernelCompiler::compile_batch(
       info.name += "_b" + std::to_string(i);
       optimized = with_kernel_info(optimized, info);
     }
-    CompiledKernel c{.name = k.name(),
-                     .shape = k.colored_shape(),
-                     .applied_opts = k.applied_opts(),
-                     .cost = kernel_cost(kernels[i].first),
-                     .spec = {},
-                     .device = device_,
-                     .program = nullptr};
+    CompiledKernel c;
+    c.name = k.name();
+    c.shape = k.colored_shape();
+    c.applied_opts = k.applied_opts();
+    c.cost = kernel_cost(kernels[i].first);
+    c.device = device_;
     try {
       c.spec = get_program(optimized, renderer_);
     } catch (const CodegenError& e) {

@@ -14,9 +14,9 @@
 // ONE translation unit on the CPU, each function renamed to its own entry, so clang runs once for
 // all of them; checking hundreds of opt sequences of a kernel is then bound by running, not compiling.
 //
-// A CompiledKernel runs on HostBuffers (copied to device buffers and back), and times itself with
-// Program::time on fresh copies of its inputs. Its report line gives the kernel's name, shape
-// (coloured by axis type when stdout is a TTY), opts, time, GFLOP/s and GB/s.
+// A CompiledKernel runs and times itself as every compiled program does (compiled_program.hpp:
+// the one runner and its rules for buffers and variables). Its report line gives the kernel's
+// name, shape (coloured by axis type when stdout is a TTY), opts, time, GFLOP/s and GB/s.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/codegen/codegen.hpp"
-#include "core/ir/var_vals.hpp"
+#include "core/engine/compiled_program.hpp"
 #include "core/opt/cost.hpp"
 #include "core/opt/kernel.hpp"
 #include "core/runtime/device.hpp"
@@ -51,24 +50,12 @@ struct KernelOpts {
 // illegal given opt, std::invalid_argument for an AST that is not a kernel.
 Kernel optimize_kernel(const UOp& ast, const Renderer& renderer, const KernelOpts& opts);
 
-struct CompiledKernel {
+// A kernel AST compiled with its opts: the runner (compiled_program.hpp) and what the opts made.
+struct CompiledKernel : CompiledProgram {
   std::string name;               // Kernel::name() after the opts (tinygrad's): "r_16_64_4_16_4"
   std::string shape;              // the full shape after the opts, coloured when stdout is a TTY
   std::vector<Opt> applied_opts;  // what the opts choice resolved to
   KernelCost cost;                // core/opt/cost.hpp: FLOPs and bytes of one launch
-  ProgramSpec spec;
-  std::shared_ptr<Device> device;
-  std::shared_ptr<Program> program;
-
-  // Zero-filled buffers, one per DEFINE_GLOBAL in arg order, of its dtype and size.
-  std::vector<HostBuffer> make_buffers() const;
-  // Runs once on bufs (DEFINE_GLOBAL order) and writes every buffer back. A DEFINE_VAR not in
-  // `vars` takes its minimum, as the AST interpreter does. Throws std::invalid_argument naming a
-  // buffer or variable that does not fit.
-  void run(const std::vector<HostBuffer*>& bufs, const VarVals& vars = {}) const;
-  // Program::time on device copies of bufs (left unchanged).
-  Timing time(const std::vector<HostBuffer*>& bufs, const VarVals& vars = {},
-              const TimingOptions& options = {}) const;
 };
 
 // "r_64_64_64  64 16 4 64 16 4  UPCAST:1:4,UNROLL:0:4  0.123 ms  12.3 GFLOP/s  4.5 GB/s".
@@ -76,7 +63,7 @@ std::string report_line(const CompiledKernel& k, const Timing& timing);
 
 class KernelCompiler {
  public:
-  // Renders for renderer_for(*device) (core/codegen/executable.hpp): OpenCL C, CUDA C; on the
+  // Renders for renderer_for(*device) (compiled_program.hpp): OpenCL C, CUDA C; on the
   // CPU, C for Renderer::cpu with the device's cores (THREAD may split across all of them).
   explicit KernelCompiler(std::shared_ptr<Device> device);
 

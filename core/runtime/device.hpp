@@ -59,6 +59,7 @@
 
 #include "core/ir/dtype.hpp"
 #include "core/ir/host_buffer.hpp"
+#include "core/ir/launch_dims.hpp"
 
 namespace tunebed {
 
@@ -107,11 +108,6 @@ struct Capabilities {
   int64_t shared_memory_bytes = 0;                  // __local / __shared__ memory of one group
   bool has_local() const { return max_local_size > 1; }
   bool has_shared() const { return shared_memory_bytes > 0; }
-};
-
-struct LaunchDims {
-  std::array<int64_t, 3> global{1, 1, 1};  // work-groups (CPU: global[0] is num_cores)
-  std::array<int64_t, 3> local{1, 1, 1};   // work-items per group
 };
 
 struct TimingOptions {

@@ -50,18 +50,15 @@ UOp with_opts_of(const UOp& ast, const UOp& optimized, const Renderer& renderer)
 }
 
 // The median seconds of the compiled kernel on inputs drawn by fill_random.
-double time_kernel(const Executable& exe, const std::shared_ptr<Device>& device) {
-  std::vector<std::unique_ptr<Buffer>> bufs;
-  std::vector<Buffer*> args;
+double time_kernel(const CompiledProgram& exe) {
+  std::vector<HostBuffer> bufs = exe.make_buffers();
+  std::vector<HostBuffer*> args;
   uint64_t seed = 1;
-  for (const DType& d : exe.spec().globals) {
-    HostBuffer host(d.base(), d.size);
-    fill_random(host, seed++);
-    bufs.push_back(device->allocate(d.base(), d.size));
-    bufs.back()->copyin(host);
-    args.push_back(bufs.back().get());
+  for (HostBuffer& b : bufs) {
+    fill_random(b, seed++);
+    args.push_back(&b);
   }
-  return exe.program().time(args, {}, exe.spec().launch_dims()).median;
+  return exe.time(args).median;
 }
 
 int64_t size_from_env(const char* name, int64_t fallback) {
@@ -99,9 +96,9 @@ TEST(GpuMatmul, DISABLED_Throughput) {
                     opts.c_str());
         continue;
       }
-      std::unique_ptr<Executable> exe;
+      std::optional<CompiledProgram> exe;
       try {
-        exe = std::make_unique<Executable>(optimized, device, r);
+        exe = compile_program(optimized, device, r);
       } catch (const std::exception& e) {
         const std::string what = e.what();
         std::printf("%s %s: %s\n", head, tc ? "TC unavailable" : "failed",
@@ -121,7 +118,7 @@ TEST(GpuMatmul, DISABLED_Throughput) {
         std::fflush(stdout);
         continue;
       }
-      const double s = time_kernel(*exe, device);
+      const double s = time_kernel(*exe);
       std::printf("%s %9.3f ms %10.1f GFLOP/s  %s\n", head, s * 1e3, 2.0 * n * n * n / s * 1e-9,
                   opts.c_str());
       std::fflush(stdout);

@@ -6,7 +6,7 @@
 #include <random>
 #include <tuple>
 
-#include "core/codegen/executable.hpp"
+#include "core/engine/compiled_program.hpp"
 #include "core/opt/kernel.hpp"
 #include "tests/codegen/kernel_check.hpp"
 #include "tests/codegen/kernels.hpp"
@@ -50,17 +50,17 @@ TEST(TensorCoreCpu, TcMatmulMatchesThePlainKernel) {
   for (const TcCase& c : cases) {
     SCOPED_TRACE(describe(c));
     UOp plain = testing::matmul(c.m, c.n, c.k);
-    std::optional<Executable> built;
+    std::optional<CompiledProgram> built;
     try {
-      built.emplace(optimized(c, r), device, r);
+      built = compile_program(optimized(c, r), device, r);
     } catch (const std::exception& e) {
       ADD_FAILURE() << e.what();
       continue;
     }
-    const Executable& exe = *built;
-    EXPECT_NE(exe.spec().source.find("__WMMA_"), std::string::npos) << exe.spec().source;
+    const CompiledProgram& exe = *built;
+    EXPECT_NE(exe.spec.source.find("__WMMA_"), std::string::npos) << exe.spec.source;
     const std::vector<HostBuffer> inputs = testing::random_buffers(plain, seed++);
-    EXPECT_EQ(testing::wrong_output(plain, inputs, exe.run(inputs)), "") << exe.spec().source;
+    EXPECT_EQ(testing::wrong_output(plain, inputs, exe.run_on_copies(inputs)), "") << exe.spec.source;
   }
 }
 
@@ -85,9 +85,9 @@ TEST(TensorCoreCpu, EveryAcceptedTcChoiceMatchesThePlainKernel) {
           }
           SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + to_string(tc));
           accepted++;
-          Executable exe(kernel.get_optimized_ast(), device, r);
+          const CompiledProgram exe = compile_program(kernel.get_optimized_ast(), device, r);
           const std::vector<HostBuffer> inputs = testing::random_buffers(plain, seed++);
-          EXPECT_EQ(testing::wrong_output(plain, inputs, exe.run(inputs)), "");
+          EXPECT_EQ(testing::wrong_output(plain, inputs, exe.run_on_copies(inputs)), "");
         }
   }
   EXPECT_GE(accepted, 6);  // the matmuls do get tensor cores

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "core/codegen/executable.hpp"
+#include "core/engine/compiled_program.hpp"
 #include "core/opt/ast_shape.hpp"
 #include "tests/codegen/kernel_check.hpp"
 #include "tests/codegen/kernels.hpp"
@@ -53,9 +53,9 @@ TEST(CodegenVariants, OptimizedVariantsMatchThePlainKernel) {
   uint32_t seed = 0;
   for (const Variant& v : variants()) {
     SCOPED_TRACE(v.name);
-    Executable exe(v.optimized, device);
+    const CompiledProgram exe = compile_program(v.optimized, device);
     const std::vector<HostBuffer> inputs = testing::random_buffers(v.plain, seed++);
-    EXPECT_EQ(testing::wrong_output(v.plain, inputs, exe.run(inputs)), "") << exe.spec().source;
+    EXPECT_EQ(testing::wrong_output(v.plain, inputs, exe.run_on_copies(inputs)), "") << exe.spec.source;
   }
 }
 
@@ -102,12 +102,12 @@ RC_GTEST_PROP(CodegenVariants, full_rewrite_leaves_only_nested_loops_and_plain_o
 
 // MAX propagates NaN from either side, as exec_alu does (C's fmax would not).
 TEST(CodegenSemantics, MaxPropagatesNanFromEitherOperand) {
-  Executable exe(testing::elementwise(Ops::MAX, 4), open_device("cpu"));
+  const CompiledProgram exe = compile_program(testing::elementwise(Ops::MAX, 4), open_device("cpu"));
   std::vector<HostBuffer> bufs = exe.make_buffers();
   const double nan = std::nan(""), a[4] = {nan, 1, nan, 1}, b[4] = {1, nan, nan, 2};
   for (int i = 0; i < 4; i++) bufs[1].set_float(i, a[i]), bufs[2].set_float(i, b[i]);
-  const std::vector<HostBuffer> got = exe.run(bufs);
-  EXPECT_EQ(testing::wrong_output(testing::elementwise(Ops::MAX, 4), bufs, got), "") << exe.spec().source;
+  const std::vector<HostBuffer> got = exe.run_on_copies(bufs);
+  EXPECT_EQ(testing::wrong_output(testing::elementwise(Ops::MAX, 4), bufs, got), "") << exe.spec.source;
   EXPECT_TRUE(std::isnan(got[0].get_float(0)) && std::isnan(got[0].get_float(1)));
   EXPECT_EQ(got[0].get_float(3), 2);
 }

@@ -97,17 +97,17 @@ std::string opts_text(const UOp& optimized) {
 
 std::string check_on_device(const UOp& optimized, const UOp& plain, const std::shared_ptr<Device>& device,
                             const Renderer& renderer, uint32_t seed) {
-  std::unique_ptr<Executable> exe;
+  std::optional<CompiledProgram> exe;
   try {
-    exe = std::make_unique<Executable>(optimized, device, renderer);
+    exe = compile_program(optimized, device, renderer);
   } catch (const CodegenError& e) {
     return std::string("refused: ") + e.what();
   } catch (const CompileError& e) {
     return std::string(e.what()) + "\n" + e.numbered_source();
   }
   const std::vector<HostBuffer> inputs = random_buffers(plain, seed);
-  if (std::string wrong = wrong_output(plain, inputs, exe->run(inputs)); !wrong.empty())
-    return wrong + "\n" + exe->spec().source;
+  if (std::string wrong = wrong_output(plain, inputs, exe->run_on_copies(inputs)); !wrong.empty())
+    return wrong + "\n" + exe->spec.source;
   return "";
 }
 

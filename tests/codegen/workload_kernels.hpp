@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/codegen/executable.hpp"
+#include "core/engine/compiled_program.hpp"
 
 namespace tunebed::testing {
 

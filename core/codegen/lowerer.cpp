@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/codegen/passes.hpp"
+#include "core/opt/ast_shape.hpp"
 
 namespace tunebed::codegen_detail {
 
@@ -158,15 +159,14 @@ UOp lower_store(const IndexContext& ctx, const UOp& x, const UOp& buf) {
 }  // namespace
 
 SymShape ast_shape(const UOp& u) {
-  if (u.op() == Ops::VIEW) return view_st(u).shape();
-  if (u.op() == Ops::REDUCE_AXIS) {
-    SymShape s = ast_shape(u.src(0));
-    for (int64_t a : reduce_axes(u)) s.at(a) = 1;
-    return s;
+  std::optional<SymShape> s;
+  try {
+    s = AstShapes()(u);
+  } catch (const std::invalid_argument& e) {
+    throw CodegenError(e.what());
   }
-  for (const UOp& s : u.src())
-    if (s.op() == Ops::VIEW || !s.src().empty()) return ast_shape(s);
-  throw CodegenError("kernel AST: a " + std::string(op_name(u.op())) + " with no VIEW under it has no shape");
+  if (!s) throw CodegenError("kernel AST: a " + std::string(op_name(u.op())) + " with no VIEW under it has no shape");
+  return *s;
 }
 
 const PatternMatcher& pm_lowerer() {

@@ -32,7 +32,8 @@ struct IndexContext {
   std::vector<UOp> launch_idx;          // LaunchPlan::axis_idx (empty on the CPU)
 };
 const PatternMatcher& pm_lowerer();
-// The shape of an AST node: its VIEW's, its sources', or its source's with the reduced axes 1.
+// The shape of an AST node as AstShapes (core/opt/ast_shape.hpp) reads it, its errors and a node
+// with no shape as CodegenError.
 SymShape ast_shape(const UOp& u);
 
 // ---- expander.cpp --------------------------------------------------------------------------

@@ -69,7 +69,7 @@ struct RunShares {
 
 RunShares shares(results::TuningDb& db, int64_t run_id) {
   RunShares s;
-  results::Statement st = db.db().prepare(
+  results::Statement st = results::raw_connection(db).prepare(
       "SELECT count(*), coalesce(sum(compile_ms), 0) / 1e3, coalesce(sum(median_us), 0) / 1e6, "
       "(SELECT coalesce(sum(j.value), 0) / 1e6 FROM candidates c, json_each(c.samples_us) j "
       " WHERE c.run_id = ?1) FROM candidates WHERE run_id = ?1");
@@ -78,7 +78,7 @@ RunShares shares(results::TuningDb& db, int64_t run_id) {
   s.compile_s = st.column_double(1);
   s.verify_s = st.column_double(2);  // one untimed run per candidate, about its median
   s.timed_s = st.column_double(3);
-  results::Statement by_status = db.db().prepare(
+  results::Statement by_status = results::raw_connection(db).prepare(
       "SELECT status, count(*) FROM candidates WHERE run_id = ? GROUP BY status ORDER BY status");
   by_status.bind_all(run_id);
   while (by_status.step())

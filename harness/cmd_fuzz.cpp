@@ -41,7 +41,7 @@ results::Finding stored_finding(results::TuningDb& db, const std::string& id_tex
   } catch (const std::exception&) {
     throw UsageError("a finding id is a number, got '" + id_text + "'");
   }
-  auto f = results::Findings(db.db()).get(id);
+  auto f = db.findings().get(id);
   if (!f)
     throw UsageError("no finding " + id_text + " in " + db.path() + " (tunebed query findings lists them)");
   return *f;
@@ -114,7 +114,7 @@ int minimize_cmd(const std::vector<std::string>& args) {
   };
   std::cout << "finding " << f.id << ": " << size_text(f.input.size()) << " (" << nonzero(f.input)
             << " nonzero) -> " << size_text(input.size()) << " (" << nonzero(input) << " nonzero)\n";
-  if (input != f.input) results::Findings(db.db()).replace_input(f.id, input, outcome.detail);
+  if (input != f.input) db.findings().replace_input(f.id, input, outcome.detail);
   return 0;
 }
 
@@ -169,7 +169,7 @@ int run_campaign(const std::vector<std::string>& args) {
           "fuzz; build with -DTUNEBED_SANITIZE=ON -DTUNEBED_LIBFUZZER=ON and pass its fuzz/ with --fuzzers");
   const bool campaign = vm->count("campaign") > 0;
   auto db = results::TuningDb::open((*vm)["db"].as<std::string>(), results::TuningDb::Mode::create);
-  results::Findings findings(db.db());
+  results::Findings findings = db.findings();
   int new_findings = 0;
   for (const FuzzerBinary& fuzzer : fuzzers) {
     const TargetRun run = run_target(fuzzer, opt);

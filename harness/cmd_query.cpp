@@ -399,7 +399,7 @@ int findings(const std::vector<std::string>& args) {
            {"max_error"},
            {"first_seen"},
            {"last_seen"}}};
-  for (const auto& f : results::Findings(db.db()).list())
+  for (const auto& f : db.findings().list())
     t.add_row({f.id, f.target, f.kind, f.signature, f.count, static_cast<int64_t>(f.input.size()),
                static_cast<int64_t>(f.minimized), maybe(f.max_error), f.first_seen, f.last_seen});
   write_table(t, out.format, out.verbosity, std::cout);

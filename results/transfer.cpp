@@ -250,16 +250,16 @@ TransferStats TuningDb::import_jsonl(std::istream& in, const std::string& source
 
 TransferStats merge(const std::string& out, const std::vector<std::string>& inputs) {
   TuningDb target = TuningDb::open(out, TuningDb::Mode::create);
-  RowImporter importer(target.db());
+  RowImporter importer(raw_connection(target));
   for (const std::string& input : inputs) {
     std::error_code ec;
     if (std::filesystem::equivalent(input, out, ec)) throw DbError("cannot merge " + input + " into itself");
     TuningDb source = TuningDb::open_read_only(input);
-    Transaction tx(target.db());
+    Transaction tx(raw_connection(target));
     importer.start_source(std::filesystem::absolute(input).string());
-    source.db().exec("BEGIN");  // a consistent snapshot of the input
-    for_each_row(source.db(), [&](const TableSpec& t, JsonRow row) { importer.add(t, std::move(row)); });
-    source.db().exec("COMMIT");
+    raw_connection(source).exec("BEGIN");  // a consistent snapshot of the input
+    for_each_row(raw_connection(source), [&](const TableSpec& t, JsonRow row) { importer.add(t, std::move(row)); });
+    raw_connection(source).exec("COMMIT");
     tx.commit();
   }
   return importer.stats();

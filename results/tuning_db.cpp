@@ -103,6 +103,8 @@ void require_tuning_db(const std::string& path, FileState state) {
 
 Db connect(const std::string& path) { return open_connection(path, SQLITE_OPEN_READWRITE); }
 
+Db& raw_connection(TuningDb& db) { return db.db_; }
+
 TuningDb TuningDb::open(const std::string& path, Mode mode) {
   FileState state = inspect(path);
   if (mode == Mode::existing) require_tuning_db(path, state);

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "results/findings.hpp"
 #include "results/records.hpp"
 #include "results/sqlite.hpp"
 
@@ -48,7 +49,8 @@ class TuningDb {
   static TuningDb open_read_only(const std::string& path);
 
   const std::string& path() const { return db_.path(); }
-  Db& db() { return db_; }  // for ad hoc SQL; the views are the stable interface
+  // The fuzzing findings kept in this database (findings.hpp).
+  Findings findings() { return Findings(db_); }
   int schema_version();
 
   // --- writes (writes.cpp) ---
@@ -123,9 +125,15 @@ class TuningDb {
   TransferStats import_jsonl(std::istream& in, const std::string& source);
 
  private:
+  friend Db& raw_connection(TuningDb& db);
   explicit TuningDb(Db db) : db_(std::move(db)) {}
   Db db_;
 };
+
+// Raw SQL on the database's connection, for the tests and benchmarks of the storage itself.
+// Programs read and write through TuningDb's API and the views (results/README.md), with bound
+// parameters; nothing in harness/, search/ or fuzz/ calls this.
+Db& raw_connection(TuningDb& db);
 
 // Merges the tuning databases INPUTS into OUT (created if missing) without duplicates: devices by
 // fingerprint, kernels by hash, runs by uuid, candidates by run uuid + seq. Each imported run

@@ -18,7 +18,7 @@ class FuzzCli : public ::testing::Test {
   void SetUp() override {
     std::filesystem::remove(db_);
     auto db = results::TuningDb::open(db_, results::TuningDb::Mode::create);
-    results::Findings f(db.db());
+    results::Findings f = db.findings();
     f.record({"fake", "wrong", "fake check failed at element N", "padding X padding", "detail", 0.5});
     f.record({"fake", "wrong", "fake check failed at element N", "a longer padding X padding", "", 0.5});
     f.record({"rewrite", "crash", "fixed long ago", std::string(8, '\0'), "", std::nullopt});

@@ -19,7 +19,7 @@ class FindingsTest : public ::testing::Test {
                                 ("tunebed-findings-" + std::to_string(getpid()) + "-" +
                                  ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db");
   TuningDb db_ = (std::filesystem::remove(path_), TuningDb::open(path_.string(), TuningDb::Mode::create));
-  Findings findings_{db_.db()};
+  Findings findings_{results::raw_connection(db_)};
   ~FindingsTest() override {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + suffix);
   }
@@ -88,7 +88,7 @@ RC_GTEST_PROP(FindingsProperty, AnyBytesComeBackAsStored, (const std::string& in
   std::filesystem::remove(path);
   {
     TuningDb db = TuningDb::open(path.string(), TuningDb::Mode::create);
-    Findings f(db.db());
+    Findings f(results::raw_connection(db));
     const auto r = f.record({"rewrite", "crash", "sig", input, "", std::nullopt});
     RC_ASSERT(f.get(r.id)->input == input);
   }

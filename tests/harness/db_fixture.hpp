@@ -137,7 +137,7 @@ class DbFixture : public ::testing::Test {
         db.finish_run(r.id, end);
       char uuid[40];
       std::snprintf(uuid, sizeof uuid, "%d%031d", run_number, run_number);
-      db.db().exec("UPDATE runs SET uuid = '" + std::string(uuid) + "', started_at = '" + start +
+      results::raw_connection(db).exec("UPDATE runs SET uuid = '" + std::string(uuid) + "', started_at = '" + start +
                    "00.000Z', ended_at = '" + start + "59.000Z' WHERE id = " + std::to_string(r.id));
     };
     using S = CandidateStatus;

@@ -69,7 +69,7 @@ class TuneE2E : public ::testing::Test {
   std::map<std::tuple<int64_t, std::string, std::string>, int> candidates(const std::string& db) const {
     auto tdb = results::TuningDb::open_read_only(db);
     std::map<std::tuple<int64_t, std::string, std::string>, int> out;
-    results::Statement st = tdb.db().prepare(
+    results::Statement st = results::raw_connection(tdb).prepare(
         "SELECT c.run_id, k.hash, c.opts FROM candidates c JOIN kernels k ON k.id = c.kernel_id ORDER BY "
         "c.id");
     while (st.step()) out[{st.column_int(0), st.column_text(1), st.column_text(2)}]++;

@@ -42,12 +42,12 @@ class OpenTest : public DbTest {
 TEST_F(OpenTest, CreateMakesTheCurrentSchemaInWalMode) {
   TuningDb db = TuningDb::open(file("t.db"), TuningDb::Mode::create);
   EXPECT_EQ(db.schema_version(), current_schema_version());
-  EXPECT_EQ(db.db().query_int("PRAGMA application_id"), kApplicationId);
-  EXPECT_EQ(db.db().query_text("PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(db.db().query_int("PRAGMA foreign_keys"), 1);
+  EXPECT_EQ(results::raw_connection(db).query_int("PRAGMA application_id"), kApplicationId);
+  EXPECT_EQ(results::raw_connection(db).query_text("PRAGMA journal_mode"), "wal");
+  EXPECT_EQ(results::raw_connection(db).query_int("PRAGMA foreign_keys"), 1);
   for (const char* name : {"devices", "kernels", "runs", "candidates", "best", "quarantine", "v_best",
                            "v_failures", "v_convergence"}) {
-    Statement st = db.db().prepare("SELECT count(*) FROM sqlite_schema WHERE name = ?");
+    Statement st = results::raw_connection(db).prepare("SELECT count(*) FROM sqlite_schema WHERE name = ?");
     st.bind_all(name).step();
     EXPECT_EQ(st.column_int(0), 1) << name;
   }

@@ -68,7 +68,7 @@ TEST_F(ProcessTest, TwoProcessesWriteDifferentKernelsConcurrently) {
 
   TuningDb db = TuningDb::open(path, TuningDb::Mode::existing);
   EXPECT_TRUE(db.integrity_check().empty());
-  Statement per_kernel = db.db().prepare(R"sql(
+  Statement per_kernel = results::raw_connection(db).prepare(R"sql(
       SELECT k.hash, count(*), count(DISTINCT c.seq), min(c.seq), max(c.seq), count(DISTINCT c.run_id)
       FROM candidates c JOIN kernels k ON k.id = c.kernel_id GROUP BY k.hash ORDER BY k.hash)sql");
   for (const char* name : {"h-left", "h-right"}) {

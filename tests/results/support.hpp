@@ -82,6 +82,6 @@ inline std::string read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-inline int64_t count(TuningDb& db, const std::string& sql) { return db.db().query_int(sql); }
+inline int64_t count(TuningDb& db, const std::string& sql) { return results::raw_connection(db).query_int(sql); }
 
 }  // namespace tunebed::results::testing

@@ -122,7 +122,7 @@ TEST_F(TransferTest, PruneKeepsTheTopKOfFinishedRunsAndEveryWinner) {
 
   EXPECT_THROW(db.prune(0), DbError);
   EXPECT_EQ(db.prune(3), 5);  // f0, f2 (wrong), f3, f5 and segv; r0 and r1 stay with their run
-  Statement kept = db.db().prepare("SELECT opts FROM candidates ORDER BY id");
+  Statement kept = results::raw_connection(db).prepare("SELECT opts FROM candidates ORDER BY id");
   std::vector<std::string> opts;
   while (kept.step()) opts.push_back(kept.column_text(0));
   EXPECT_EQ(opts, (std::vector<std::string>{"f1", "f4", "f6", "x0", "r0", "r1"}));
@@ -162,7 +162,7 @@ TEST_F(TransferTest, ExportThenImportReproducesTheDatabase) {
   EXPECT_EQ(stats.skipped_in("quarantine"), 1);
 
   // The copy's runs name their source, which the original's did not; otherwise identical.
-  copy.db().exec("UPDATE runs SET imported_from = NULL");
+  results::raw_connection(copy).exec("UPDATE runs SET imported_from = NULL");
   std::ostringstream again;
   copy.export_jsonl(again);
   EXPECT_EQ(again.str(), exported);

@@ -40,7 +40,7 @@ class ViewsTest : public DbTest {
     kernel_ = db_->upsert_kernel(kernel("matmul"));
     run_ = db_->begin_run(spec());
     // Measured at start + 1 s, + 2 s, ...: a run whose search improves, stumbles and improves.
-    db_->db()
+    results::raw_connection(*db_)
         .prepare("UPDATE runs SET started_at = '2026-01-01T00:00:00.000Z' WHERE id = ?")
         .bind_all(run_.id)
         .run();
@@ -66,7 +66,7 @@ class ViewsTest : public DbTest {
 TEST_F(ViewsTest, ViewColumnsAreTheReadmeContract) {
   std::string doc = readme();
   for (const std::string view : {"v_best", "v_failures", "v_convergence"}) {
-    Statement info = db_->db().prepare("SELECT name FROM pragma_table_info(?)");
+    Statement info = results::raw_connection(*db_).prepare("SELECT name FROM pragma_table_info(?)");
     info.bind_all(view);
     std::vector<std::string> actual;
     while (info.step()) actual.push_back(info.column_text(0));
@@ -80,7 +80,7 @@ TEST_F(ViewsTest, ReadmeExampleQueriesRun) {
   std::regex block("```sql\n([^`]*)```");
   int blocks = 0;
   for (std::sregex_iterator it(doc.begin(), doc.end(), block), stop; it != stop; ++it, ++blocks) {
-    EXPECT_NO_THROW(db_->db().exec((*it)[1].str())) << (*it)[1].str();
+    EXPECT_NO_THROW(results::raw_connection(*db_).exec((*it)[1].str())) << (*it)[1].str();
   }
   EXPECT_GT(blocks, 0);
 }

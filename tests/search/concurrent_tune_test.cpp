@@ -105,7 +105,7 @@ TEST(ConcurrentTune, TwoProcessesTuningDifferentKernelsIntoOneDatabaseLoseNoRow)
     for (const results::CommittedCandidate& c : committed) kernel_ids.insert(c.kernel_id);
     EXPECT_EQ(kernel_ids.size(), 1u);
   }
-  EXPECT_EQ(db.db().query_int("SELECT count(*) FROM candidates"),
+  EXPECT_EQ(results::raw_connection(db).query_int("SELECT count(*) FROM candidates"),
             outcomes[0].measured + outcomes[1].measured);
 
   // Both winners, with the GFLOP/s their kernels' costs give.

@@ -132,7 +132,7 @@ TEST_F(TuneDriver, AResumedRunDoesNotRedoCommittedCandidates) {
   TuneResult cut = tune(target, *beam, pool, db, first);
   ASSERT_EQ(db.candidates_of_run(cut.run_id).size(), 3u);
   // A process killed with SIGKILL leaves its run 'running'; that is what resume picks up.
-  db.db()
+  results::raw_connection(db)
       .prepare("UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?")
       .bind_all(cut.run_id)
       .run();
@@ -165,7 +165,7 @@ TEST_F(TuneDriver, ARunKilledWithSIGKILLResumesWithEveryCommittedCandidateOnce) 
     ::_exit(0);
   }
   auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::existing);
-  auto committed = [&] { return db.db().query_int("SELECT count(*) FROM candidates"); };
+  auto committed = [&] { return results::raw_connection(db).query_int("SELECT count(*) FROM candidates"); };
   auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (committed() < 3 && std::chrono::steady_clock::now() < give_up)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -4,7 +4,7 @@
 
 #include "core/codegen/passes.hpp"
 #include "core/codegen/render_cstyle.hpp"
-#include "core/opt/ast_shape.hpp"
+#include "core/spec/ast_shape.hpp"
 #include "core/symbolic/eval.hpp"
 #include "core/symbolic/symbolic.hpp"
 

@@ -4,7 +4,8 @@
 
 #include "core/codegen/passes.hpp"
 #include "core/codegen/render_cstyle.hpp"
-#include "core/opt/ast_shape.hpp"
+#include "core/spec/ast_shape.hpp"
+#include "core/spec/verify_kernel_ast.hpp"
 #include "core/symbolic/eval.hpp"
 #include "core/symbolic/symbolic.hpp"
 
@@ -14,10 +15,10 @@ using namespace codegen_detail;
 
 namespace {
 
-// ASTs the target cannot run, refused up front with the reason.
+// ASTs that are not optimized kernel ASTs (core/spec) or that the target cannot run, refused up
+// front with the reason.
 void check_supported(const UOp& ast, const Renderer& renderer) {
-  if (ast.op() != Ops::SINK)
-    throw CodegenError("kernel AST: the root is a " + std::string(op_name(ast.op())) + ", not a SINK");
+  if (std::optional<std::string> violation = optimized_ast_violation(ast)) throw CodegenError(*violation);
   for (const UOp& u : ast.toposort()) {
     if (!renderer.has_local &&
         (u.op() == Ops::DEFINE_LOCAL || (u.dtype().ptr && u.dtype().addrspace == AddrSpace::Local)))

@@ -59,7 +59,9 @@ struct RewriteStage {
 
 // The passes above, up to and not including linearize, with the graph each one leaves, in order:
 // so a check can run the kernel after every table and name the first that changed its value.
-// The Renderer is core/opt's record of the target (Renderer::cpu for the C renderer).
+// The Renderer is core/opt's record of the target (Renderer::cpu for the C renderer). An AST that
+// breaks a rule of optimized_ast_spec (core/spec/verify_kernel_ast.hpp) is a CodegenError with
+// the rule's message, before any pass runs.
 std::vector<RewriteStage> rewrite_stages(const UOp& ast, const Renderer& renderer = Renderer::cpu(1));
 
 // The last of rewrite_stages: the rendered-ready SINK.

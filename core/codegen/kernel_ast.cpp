@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/opt/ast_shape.hpp"
+#include "core/spec/ast_shape.hpp"
 
 namespace tunebed {
 

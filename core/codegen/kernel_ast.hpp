@@ -1,5 +1,5 @@
 // What code generation reads off a kernel AST besides its KernelInfo (core/opt/kernel_info.hpp)
-// and its shapes (core/opt/ast_shape.hpp): the reduced axes and the plain kernel's KernelInfo.
+// and its shapes (core/spec/ast_shape.hpp): the reduced axes and the plain kernel's KernelInfo.
 //
 // `no_opts_info` gives the unoptimized kernel: GLOBAL for every axis no REDUCE_AXIS reduces,
 // REDUCE for the others, named as tinygrad names kernels ("r_16_4", "E_3").

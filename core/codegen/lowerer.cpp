@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "core/codegen/passes.hpp"
-#include "core/opt/ast_shape.hpp"
+#include "core/spec/ast_shape.hpp"
 
 namespace tunebed::codegen_detail {
 

@@ -32,7 +32,7 @@ struct IndexContext {
   std::vector<UOp> launch_idx;          // LaunchPlan::axis_idx (empty on the CPU)
 };
 const PatternMatcher& pm_lowerer();
-// The shape of an AST node as AstShapes (core/opt/ast_shape.hpp) reads it, its errors and a node
+// The shape of an AST node as AstShapes (core/spec/ast_shape.hpp) reads it, its errors and a node
 // with no shape as CodegenError.
 SymShape ast_shape(const UOp& u);
 

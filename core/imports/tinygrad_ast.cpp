@@ -6,6 +6,7 @@
 #include "core/ir/tinygrad_text.hpp"
 #include "core/rewrite/graph_rewrite.hpp"
 #include "core/shape/shapetracker.hpp"
+#include "core/spec/verify_kernel_ast.hpp"
 
 namespace tunebed::imports {
 namespace {
@@ -48,25 +49,9 @@ bool is_kernel_info(const UOp& sink) {
   return sink.arg().is_record() && sink.arg().as_record().name == "KernelInfo";
 }
 
-// Every node of a tunebed kernel AST passes; anything else is named.
-void check_kernel(const UOp& ast) {
-  if (ast.op() != Ops::SINK)
-    throw ImportError("the root is " + std::string(op_name(ast.op())) + ", not a SINK");
-  if (!ast.arg().is_none())
-    throw ImportError("the SINK's arg is " + print_arg(ast.arg()) + ", not None or a KernelInfo(...)");
-  if (ast.src().empty()) throw ImportError("the SINK has no STOREs");
-  for (const UOp& s : ast.src())
-    if (s.op() != Ops::STORE || s.src().size() < 2)
-      throw ImportError("the SINK has a " + std::string(op_name(s.op())) + " source with " +
-                        std::to_string(s.src().size()) +
-                        " sources; a kernel SINK holds only STORE(VIEW, value)s");
-  for (const UOp& u : ast.toposort()) {
-    if (u.op() != Ops::VIEW) continue;
-    view_st(u);
-    if (!u.src().empty() && u.src(0).op() != Ops::DEFINE_GLOBAL && u.src(0).op() != Ops::DEFINE_LOCAL)
-      throw ImportError("a VIEW of " + std::string(op_name(u.src(0).op())) +
-                        " inside the kernel (views belong only on buffers and constants)");
-  }
+// A kernel that breaks a rule of the kernel AST (core/spec) is an import failure with its message.
+void verify(const UOp& ast) {
+  if (std::optional<std::string> violation = kernel_ast_violation(ast)) throw ImportError(*violation);
 }
 
 std::string opt_item(const Arg& a, const std::string& where) {
@@ -118,7 +103,9 @@ ImportedKernel from_tinygrad(const UOp& parsed) {
     if (const Arg* opts = parsed.arg().as_record().find("applied_opts")) k.tinygrad_opts = opts_text(*opts);
   }
   k.ast = graph_rewrite(parsed, tinygrad_to_tunebed());
-  check_kernel(k.ast);
+  if (k.ast.op() == Ops::SINK && !k.ast.arg().is_none())
+    throw ImportError("the SINK's arg is " + print_arg(k.ast.arg()) + ", not None or a KernelInfo(...)");
+  verify(k.ast);
   return k;
 }
 
@@ -129,7 +116,9 @@ ImportedKernel parse_tinygrad_kernel(std::string_view text) {
 ImportedKernel parse_kernel_text(std::string_view text) {
   const size_t start = text.find_first_not_of(" \t\r\n");
   if (start != std::string_view::npos && text.substr(start, 4) == "UOp(") return parse_tinygrad_kernel(text);
-  return {parse_uop(text), "", false};
+  const UOp ast = parse_uop(text);
+  verify(ast);
+  return {ast, "", false};
 }
 
 }  // namespace tunebed::imports

@@ -42,13 +42,13 @@ struct ImportedKernel {
 const PatternMatcher& tinygrad_to_tunebed();
 
 // Maps a UOp parsed from tinygrad's text (either KernelInfo field set) onto a tunebed kernel AST
-// and checks that it is one: a SINK of STOREs, every VIEW's arg a ShapeTracker, VIEWs with a
-// source only over DEFINE_GLOBAL/DEFINE_LOCAL. Throws ImportError.
+// and checks that it is one: the SINK's arg None, and every rule of kernel_ast_spec
+// (core/spec/verify_kernel_ast.hpp). Throws ImportError with the broken rule's message.
 ImportedKernel from_tinygrad(const UOp& parsed);
 // parse_tinygrad_uop and from_tinygrad: throws ParseError or ImportError.
 ImportedKernel parse_tinygrad_kernel(std::string_view text);
 // A kernel in either text form: tinygrad's (it starts with "UOp(") or tunebed's canonical one
-// (core/ir/text.hpp). Throws ParseError or ImportError.
+// (core/ir/text.hpp), checked against kernel_ast_spec either way. Throws ParseError or ImportError.
 ImportedKernel parse_kernel_text(std::string_view text);
 
 // tinygrad's Opt records, `(Opt(op=OptOps.LOCAL, axis=0, arg=3), ...)`, as "LOCAL:0:3,..." (the

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/opt/ast_shape.hpp"
+#include "core/spec/ast_shape.hpp"
 
 namespace tunebed {
 

@@ -8,7 +8,7 @@
 // shares one figure:
 //
 //   flops  each ALU op counts the product of the shape it runs over: the full shape below a
-//          REDUCE_AXIS, the output shape above it (ast_shape.hpp), times 2 for MULACC and times
+//          REDUCE_AXIS, the output shape above it (core/spec/ast_shape.hpp), times 2 for MULACC and times
 //          the vector width of its dtype. A REDUCE_AXIS counts as the ALU op that accumulates it,
 //          over its input's shape. A constant's validity select, WHERE(VALID, CONST, 0), is the
 //          form of a constant, not arithmetic, and counts nothing (as tinygrad, which leaves

@@ -9,7 +9,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "core/opt/ast_shape.hpp"
+#include "core/spec/ast_shape.hpp"
 
 namespace tunebed {
 

@@ -9,6 +9,7 @@
 #include "core/schedule/kernelize.hpp"
 #include "core/schedule/swizzler.hpp"
 #include "core/schedule/uop_st.hpp"
+#include "core/spec/verify_kernel_ast.hpp"
 
 namespace tunebed {
 namespace {
@@ -42,6 +43,7 @@ std::vector<ScheduleItem> linearize(const UOp& sched_sink) {
     const UOp k = queue.front();
     queue.pop_front();
     ScheduleItem item{fix_kernel_ast(k), {}};
+    if (!item.is_copy()) verify_kernel_ast(item.ast);
     for (const UOp& s : k.src()) item.bufs.push_back(buf_uop(s));
     items.push_back(std::move(item));
     for (const UOp& c : children[k])

@@ -9,10 +9,12 @@
 //                ─ order_assigns ────► a buffer's readers sort before the ASSIGN that writes it
 //                ─ fix_kernel_ast ───► each KERNEL's AST: replace_buffers, view_left, view_right,
 //                                      then view_left + fix_kernel_ops bottom-up
-//                ─ linearize ────────► ScheduleItems in dependency (BFS) order
+//                ─ linearize ────────► ScheduleItems in dependency (BFS) order, each kernel
+//                                      checked by verify_kernel_ast (core/spec)
 //
 // A kernel AST is SINK(STORE(VIEW(DEFINE_GLOBAL i), value), ...) with LOAD(VIEW(DEFINE_GLOBAL)),
-// ALU ops, REDUCE_AXIS (arg (op, axes)) and constants WHERE(VALID(VIEW), CONST, 0). Its canonical
+// ALU ops, REDUCE_AXIS (arg (op, axes)) and constants WHERE(VALID(VIEW), CONST, 0); the rules in
+// full are kernel_ast_spec (core/spec/verify_kernel_ast.hpp). Its canonical
 // text is core/ir's print_uop and its key kernel_hash, the FNV-1a hash of that text (not the
 // UOp's structural hash), so the same kernel has the same key wherever it comes from.
 #pragma once
@@ -47,7 +49,8 @@ struct Schedule {
 };
 
 // Schedules the graphs `outputs` (tensor-level UOps) together, as tinygrad's Tensor.schedule of
-// several tensors. Throws ScheduleError for a graph that cannot be scheduled.
+// several tensors. Throws ScheduleError for a graph that cannot be scheduled, and KernelAstError
+// for a kernel that breaks the kernel AST's rules (a scheduler bug, not the graph's fault).
 Schedule create_schedule(const std::vector<UOp>& outputs);
 
 std::string kernel_text(const UOp& ast);  // the canonical text form; its key is kernel_hash (core/ir/text.hpp)

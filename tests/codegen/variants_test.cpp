@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "core/engine/compiled_program.hpp"
-#include "core/opt/ast_shape.hpp"
+#include "core/spec/ast_shape.hpp"
 #include "tests/codegen/kernel_check.hpp"
 #include "tests/codegen/kernels.hpp"
 

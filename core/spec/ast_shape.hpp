@@ -1,7 +1,8 @@
 // The shape of each node of a kernel AST, as tinygrad's UOp.st/UOp.shape read it: a VIEW's
 // shape flows up through buffer ops and ALUs, and a REDUCE_AXIS sets its reduced axes to 1; and
-// the kernel's full shape. The Kernel (which axes each reduce folds, its full shape), kernel_cost
-// (how many times each ALU op runs) and codegen's kernel names and launch plans read it.
+// the kernel's full shape. The kernel-AST rules (verify_kernel_ast.hpp), the Kernel (which axes
+// each reduce folds, its full shape), kernel_cost (how many times each ALU op runs) and codegen's
+// kernel names and launch plans read it.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-#include "core/opt/ast_shape.hpp"
+#include "core/spec/ast_shape.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -11,17 +11,12 @@
 // A RetimeJob re-times several already verified candidates on the same buffers, interleaved
 // (measure.hpp's interleaved_retime), inside one worker so that they share one clock.
 //
-// The wire format is a frame: a little-endian u32 payload length, then the payload, whose first
-// byte is the message kind. Fields are fixed-width little-endian integers and doubles, strings
-// and byte arrays as a u64 length then the bytes. Both ends are the same binary (the worker is
-// forked), so the format needs no versioning, only to be unambiguous.
+// Both cross the worker's socket as frames of wire.hpp's fields, the first byte a MessageKind.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/ir/error_bound.hpp"
@@ -29,6 +24,7 @@
 #include "core/runtime/device.hpp"
 #include "results/records.hpp"
 #include "search/measure.hpp"
+#include "search/wire.hpp"
 
 namespace tunebed::search {
 
@@ -85,57 +81,18 @@ enum class MessageKind : uint8_t {
   retimed = 6,   // worker -> parent: a RetimeResult
 };
 
-// A payload under construction / being read. Reading past the end or a bad kind throws
-// std::runtime_error naming the field: a torn frame from a dying worker is reported, not trusted.
-class WireWriter {
- public:
-  explicit WireWriter(MessageKind kind) { u8(static_cast<uint8_t>(kind)); }
-  void u8(uint8_t v) { bytes_.push_back(static_cast<std::byte>(v)); }
-  void i64(int64_t v);
-  void f64(double v);
-  void str(const std::string& s);
-  void blob(const std::vector<std::byte>& b);
-  const std::vector<std::byte>& bytes() const { return bytes_; }
+Message encode(const Job& job);
+Message encode(const RetimeJob& job);
+Message encode(const JobResult& result);
+Message encode(const RetimeResult& result);
+Message encode_compiled(double compile_ms);
+Message encode_go();
 
- private:
-  std::vector<std::byte> bytes_;
-};
-
-class WireReader {
- public:
-  explicit WireReader(std::vector<std::byte> bytes) : bytes_(std::move(bytes)) {}
-  MessageKind kind();  // the first byte
-  uint8_t u8(const char* what);
-  int64_t i64(const char* what);
-  double f64(const char* what);
-  std::string str(const char* what);
-  std::vector<std::byte> blob(const char* what);
-  void expect_end();
-
- private:
-  void need(size_t n, const char* what) const;
-  std::vector<std::byte> bytes_;
-  size_t pos_ = 0;
-};
-
-std::vector<std::byte> encode(const Job& job);
-std::vector<std::byte> encode(const RetimeJob& job);
-std::vector<std::byte> encode(const JobResult& result);
-std::vector<std::byte> encode(const RetimeResult& result);
-std::vector<std::byte> encode_compiled(double compile_ms);
-std::vector<std::byte> encode_go();
-
-// Each decodes a whole payload whose kind was already checked by the caller (via kind()).
+// Each decodes a whole payload whose kind was already read by the caller (kind<MessageKind>()).
 Job decode_job(WireReader& r);
 RetimeJob decode_retime_job(WireReader& r);
 JobResult decode_result(WireReader& r);
 RetimeResult decode_retime_result(WireReader& r);
 double decode_compiled(WireReader& r);
-
-// Frames on a stream socket (the pool's socketpairs): blocking, whole frames, EINTR retried. write_frame
-// returns false when the other end is gone (EPIPE); read_frame returns nullopt on a clean EOF before a frame
-// and throws std::runtime_error on a frame cut short.
-bool write_frame(int fd, const std::vector<std::byte>& payload);
-std::optional<std::vector<std::byte>> read_frame(int fd);
 
 }  // namespace tunebed::search

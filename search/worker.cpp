@@ -151,7 +151,7 @@ void serve_jobs(int fd) {
   for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) std::signal(sig, SIG_DFL);
   while (auto frame = read_frame(fd)) {
     WireReader reader(std::move(*frame));
-    MessageKind kind = reader.kind();
+    MessageKind kind = reader.kind<MessageKind>();
     if (kind == MessageKind::job) {
       std::optional<JobResult> r = serve_job(fd, decode_job(reader));
       if (!r || !write_frame(fd, encode(*r))) return;

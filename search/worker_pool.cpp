@@ -199,7 +199,7 @@ std::vector<JobResult> WorkerPool::run(const std::vector<Job>& jobs,
           continue;
         }
         WireReader reader(std::move(*frame));
-        MessageKind kind = reader.kind();
+        MessageKind kind = reader.kind<MessageKind>();
         if (kind == MessageKind::compiled) {
           w.compile_ms = decode_compiled(reader);
           w.phase = Phase::compiled;
@@ -251,7 +251,7 @@ RetimeResult WorkerPool::retime(const RetimeJob& job) {
     return r;
   }
   WireReader reader(std::move(*frame));
-  if (reader.kind() != MessageKind::retimed)
+  if (reader.kind<MessageKind>() != MessageKind::retimed)
     throw std::runtime_error("worker answered a re-time with another message");
   return decode_retime_result(reader);
 }

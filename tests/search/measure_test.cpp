@@ -83,7 +83,7 @@ RC_GTEST_PROP(Wire, a_job_and_its_result_survive_the_round_trip,
   job.expected = Expected{dtypes::float16, HostBuffer(dtypes::float64, 2), {0.5, INFINITY}};
   job.timing.early_stop_s = 0.25;
   WireReader r(encode(job));
-  RC_ASSERT(r.kind() == MessageKind::job);
+  RC_ASSERT(r.kind<MessageKind>() == MessageKind::job);
   Job back = decode_job(r);
   RC_ASSERT(back.kernel.source == source);
   RC_ASSERT(back.kernel.dims.global == job.kernel.dims.global);
@@ -101,7 +101,7 @@ RC_GTEST_PROP(Wire, a_job_and_its_result_survive_the_round_trip,
   res.samples = {1e-6, 2e-6};
   res.max_error = INFINITY;
   WireReader rr(encode(res));
-  RC_ASSERT(rr.kind() == MessageKind::result);
+  RC_ASSERT(rr.kind<MessageKind>() == MessageKind::result);
   JobResult res_back = decode_result(rr);
   RC_ASSERT(res_back.status == res.status);
   RC_ASSERT(res_back.message == source);
@@ -114,7 +114,7 @@ TEST(Wire, ATornMessageIsAnErrorNamingTheField) {
   std::vector<std::byte> bytes = encode(JobResult{});
   bytes.resize(bytes.size() - 3);
   WireReader r(bytes);
-  r.kind();
+  r.kind<MessageKind>();
   try {
     decode_result(r);
     FAIL() << "a torn message decoded";

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -146,9 +145,6 @@ RetimeResult serve_retime(const RetimeJob& job) {
 }  // namespace
 
 void serve_jobs(int fd) {
-  // A candidate that faults must kill this worker by its signal, so that the pool can name it.
-  // Sanitizer runtimes (the ASan test build) install handlers that report and exit(1) instead.
-  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) std::signal(sig, SIG_DFL);
   while (auto frame = read_frame(fd)) {
     WireReader reader(std::move(*frame));
     MessageKind kind = reader.kind<MessageKind>();

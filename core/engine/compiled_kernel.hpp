@@ -66,6 +66,10 @@ class KernelCompiler {
   // Renders for renderer_for(*device) (compiled_program.hpp): OpenCL C, CUDA C; on the
   // CPU, C for Renderer::cpu with the device's cores (THREAD may split across all of them).
   explicit KernelCompiler(std::shared_ptr<Device> device);
+  // Renders for RENDERER instead: check-corpus fixes the CPU's core count, so that its results do
+  // not depend on the machine's.
+  KernelCompiler(std::shared_ptr<Device> device, Renderer renderer)
+      : device_(std::move(device)), renderer_(std::move(renderer)) {}
 
   const Renderer& renderer() const { return renderer_; }
   const std::shared_ptr<Device>& device() const { return device_; }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -45,8 +46,8 @@ struct Failure {
 };
 
 struct Summary {
-  int counts[kOptsKinds][kOutcomes] = {};
-  std::vector<Failure> failures;  // in line order, then variant order
+  int counts[kOptsKinds][std::size(kOutcomes)] = {};  // by OptsKind and Outcome value
+  std::vector<Failure> failures;                      // in line order, then variant order
   bool finding = false;
 };
 
@@ -67,18 +68,16 @@ Summary summarize(const imports::CorpusImport& imported,
 
 Table counts_table(const Summary& s, const imports::CorpusImport& imported) {
   Table t{{{"opts"}}};
-  for (int o = 0; o < kOutcomes; o++) t.columns.push_back({outcome_name(static_cast<Outcome>(o))});
+  for (Outcome o : kOutcomes) t.columns.push_back({outcome_name(o)});
   for (int k = 0; k < kOptsKinds; k++) {
     std::vector<Cell> row{std::string(opts_kind_name(static_cast<OptsKind>(k)))};
-    for (int o = 0; o < kOutcomes; o++) row.push_back(int64_t{s.counts[k][o]});
+    for (Outcome o : kOutcomes) row.push_back(int64_t{s.counts[k][static_cast<int>(o)]});
     t.add_row(std::move(row));
   }
   // Lines that did not import have no variants: they get a row of their own.
   std::vector<Cell> row{std::string("(import)")};
-  for (int o = 0; o < kOutcomes; o++)
-    row.push_back(int64_t{static_cast<Outcome>(o) == Outcome::import_error
-                              ? static_cast<int64_t>(imported.failures.size())
-                              : 0});
+  for (Outcome o : kOutcomes)
+    row.push_back(o == Outcome::import_error ? static_cast<int64_t>(imported.failures.size()) : int64_t{0});
   t.add_row(std::move(row));
   return t;
 }

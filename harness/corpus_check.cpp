@@ -1,22 +1,18 @@
 #include "harness/corpus_check.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <signal.h>
 
 #include <algorithm>
-#include <chrono>
 #include <csignal>
 #include <deque>
 #include <map>
-#include <memory>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 #include "core/codegen/codegen.hpp"
 #include "core/engine/check.hpp"
+#include "core/engine/compiled_kernel.hpp"
 #include "core/ir/hash.hpp"
 #include "core/ir/text.hpp"
 #include "core/opt/actions.hpp"
@@ -24,15 +20,18 @@
 #include "core/opt/kernel.hpp"
 #include "core/runtime/device.hpp"
 #include "core/schedule/ast_interpreter.hpp"
-#include "search/worker_pool.hpp"
+#include "search/supervisor.hpp"
 
 namespace tunebed::cli {
 
-const char* outcome_name(Outcome o) {
-  static const char* const names[kOutcomes] = {"ok",      "wrong",     "compile_error",
-                                               "crash",   "timeout",   "unsupported",
-                                               "illegal", "unchecked", "import_error"};
-  return names[static_cast<int>(o)];
+using search::Message;
+using search::WireReader;
+using search::WireWriter;
+
+std::string outcome_name(Outcome o) {
+  static const char* const own[] = {"unsupported", "illegal", "unchecked", "import_error"};
+  if (o < Outcome::unsupported) return std::string(to_string(static_cast<CandidateStatus>(o)));
+  return own[static_cast<int>(o) - static_cast<int>(Outcome::unsupported)];
 }
 
 const char* opts_kind_name(OptsKind k) {
@@ -41,8 +40,8 @@ const char* opts_kind_name(OptsKind k) {
 }
 
 Outcome outcome_from_name(const std::string& name) {
-  for (int o = 0; o < kOutcomes; o++)
-    if (name == outcome_name(static_cast<Outcome>(o))) return static_cast<Outcome>(o);
+  for (Outcome o : kOutcomes)
+    if (name == outcome_name(o)) return o;
   throw std::invalid_argument("unknown outcome '" + name + "'");
 }
 
@@ -57,46 +56,29 @@ namespace {
 // A fixed core count, so that the hand-coded THREAD split (and so every result) is the same on
 // every machine; the CPU device runs any number of slices on its pool.
 constexpr int kCores = 4;
-// The reference step, in "begin" lines: a crash there leaves every unsettled variant unchecked.
+// The reference step, in `begin` frames: a crash there leaves every unsettled variant unchecked.
 constexpr int kReference = -1;
 
-// --- the protocol: one line per step, tab-separated, message escaped ------------------------------
+// The frames between the parent and a checking child (fields in order).
+enum class Say : uint8_t {
+  check,    // parent -> child: a batch: kernel count, then each kernel's index and settled flags
+  variant,  // child -> parent: kernel, variant, opts kind, opts
+  begin,    // child -> parent: kernel, variant or kReference, weight: a step that may crash or hang
+  done,     // child -> parent: kernel, variant, outcome, message
+  checked,  // child -> parent: the batch is done
+  failed,   // child -> parent: the batch threw this message
+};
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\n')
-      out += "\\n";
-    else if (c == '\t')
-      out += "\\t";
-    else if (c == '\\')
-      out += "\\\\";
-    else
-      out += c;
-  }
-  return out;
-}
-
-std::string unescape(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); i++) {
-    if (s[i] != '\\' || i + 1 == s.size()) {
-      out += s[i];
-      continue;
-    }
-    const char c = s[++i];
-    out += c == 'n' ? '\n' : c == 't' ? '\t' : c;
-  }
-  return out;
-}
-
-std::vector<std::string> split_tabs(const std::string& line) {
-  std::vector<std::string> f;
-  size_t begin = 0;
-  for (size_t tab; (tab = line.find('\t', begin)) != std::string::npos; begin = tab + 1)
-    f.push_back(line.substr(begin, tab - begin));
-  f.push_back(line.substr(begin));
-  return f;
+// A frame of KIND: each field an integer (or enum) as an i64, or a string.
+void put(WireWriter& w, const std::string& s) { w.str(s); }
+template <class T>
+requires std::is_integral_v<T> || std::is_enum_v<T>
+void put(WireWriter& w, T v) { w.i64(static_cast<int64_t>(v)); }
+template <class... Fields>
+Message frame(Say kind, const Fields&... fields) {
+  WireWriter w(kind);
+  (put(w, fields), ...);
+  return w.bytes();
 }
 
 // The first line of a message, at most 400 characters: a clang log or a dump stays readable.
@@ -105,9 +87,9 @@ std::string one_line(const std::string& s) {
   return line.size() > 400 ? line.substr(0, 400) + "..." : line;
 }
 
-// --- a batch of kernels, in the checking process -------------------------------------------------
+// --- a batch of kernels, in the checking child ---------------------------------------------------
 
-using Emit = std::function<void(const std::string&)>;
+using Emit = std::function<void(const Message&)>;
 
 // a * b, or INT64_MAX past it (both >= 0).
 int64_t saturating_mul(int64_t a, int64_t b) { return b > 0 && a > INT64_MAX / b ? INT64_MAX : a * b; }
@@ -131,12 +113,11 @@ int64_t loop_iterations(const ProgramSpec& p) {
 
 struct Variant {
   VariantResult result;
+  std::vector<Opt> opts;
   std::optional<Kernel> kernel;   // with the opts applied; reset once the variant is settled
   std::optional<size_t> same_as;  // renders to the same source as this earlier variant
-  ProgramSpec spec;
-  std::string entry;  // spec.name renamed apart from every other function of the unit
-  std::unique_ptr<Program> program;
-  int64_t work = 0;  // loop_iterations(spec)
+  int64_t work = 0;               // loop_iterations of its program
+  std::optional<CompiledKernel> compiled;
 };
 
 struct KernelCheck {
@@ -144,7 +125,7 @@ struct KernelCheck {
   const imports::CorpusKernel* corpus = nullptr;
   UOp ast;
   std::vector<Variant> vs;
-  std::vector<bool> settled_before;  // by an earlier process for this kernel
+  std::vector<bool> settled_before;  // by an earlier child for this kernel
   bool open(size_t i) const { return (i >= settled_before.size() || !settled_before[i]) && vs[i].kernel; }
   bool any_open() const {
     for (size_t i = 0; i < vs.size(); i++)
@@ -163,9 +144,7 @@ std::vector<Variant> make_variants(const UOp& ast, const imports::CorpusKernel& 
   auto add = [&](OptsKind kind, const std::vector<Opt>& opts) {
     Kernel k = root;
     k.apply_opts(opts);
-    Variant& v = vs.emplace_back();
-    v.result = {kind, to_string(opts), Outcome::ok, ""};
-    v.kernel = std::move(k);
+    vs.push_back({.result = {kind, to_string(opts), Outcome::ok, ""}, .opts = opts, .kernel = std::move(k)});
   };
   add(OptsKind::none, {});
   add(OptsKind::hand_coded, hand_coded_optimizations(root));
@@ -196,22 +175,11 @@ std::vector<HostBuffer> seeded_inputs(const UOp& ast, uint64_t seed) {
 }
 
 // Every variable at its minimum, the AST interpreter's default: a dataset kernel's buffers fit it.
-std::vector<HostBuffer> run_compiled(Device& device, const Variant& v,
-                                     const std::vector<HostBuffer>& inputs) {
-  std::vector<std::unique_ptr<Buffer>> bufs;
-  std::vector<Buffer*> args;
-  for (const HostBuffer& h : inputs) {
-    bufs.push_back(device.allocate(h.dtype, h.numel()));
-    bufs.back()->copyin(h);
-    args.push_back(bufs.back().get());
-  }
-  std::vector<int32_t> values;
-  for (const UOp& var : v.spec.vars)
-    values.push_back(static_cast<int32_t>(var.arg().as_tuple().at(1).as_int()));
-  v.program->run(args, values, v.spec.launch_dims(values));
-  std::vector<HostBuffer> out;
-  for (const auto& b : bufs) out.push_back(b->to_host());
-  return out;
+std::vector<HostBuffer> run_on_copies(const CompiledKernel& k, std::vector<HostBuffer> bufs) {
+  std::vector<HostBuffer*> args;
+  for (HostBuffer& b : bufs) args.push_back(&b);
+  k.run(args);
+  return bufs;
 }
 
 // Every buffer, inputs included: a kernel that scribbles on an input is wrong too.
@@ -233,7 +201,7 @@ class BatchChecker {
     for (KernelCheck& kc : batch)
       for (size_t i = 0; i < kc.vs.size(); i++)
         if (kc.open(i)) all.push_back({&kc, i});
-    device_ = open_device("cpu");
+    compiler_.emplace(open_device("cpu"), Renderer::cpu(kCores));
     if (!all.empty()) compile(all);
     for (KernelCheck& kc : batch) execute(kc);
   }
@@ -246,7 +214,7 @@ class BatchChecker {
   };
 
   void begin(const KernelCheck& kc, int i, size_t weight = 1) {
-    emit_("begin\t" + std::to_string(kc.index) + "\t" + std::to_string(i) + "\t" + std::to_string(weight));
+    emit_(frame(Say::begin, kc.index, i, weight));
   }
 
   void settle(KernelCheck& kc, size_t i, Outcome o, const std::string& message) {
@@ -255,18 +223,17 @@ class BatchChecker {
     v.result.message = one_line(message);
     const bool was_open = i >= kc.settled_before.size() || !kc.settled_before[i];
     v.kernel.reset();
-    v.program.reset();
-    if (!was_open) return;  // settled by an earlier process (a rerun reference): said already
-    emit_("done\t" + std::to_string(kc.index) + "\t" + std::to_string(i) + "\t" + outcome_name(o) + "\t" +
-          escape(v.result.message));
+    v.compiled.reset();
+    if (!was_open) return;  // settled by an earlier child (a rerun reference): said already
+    emit_(frame(Say::done, kc.index, i, o, v.result.message));
   }
 
-  // Variants, announced; illegal ones settled; each open one rendered and renamed.
+  // Variants, announced; illegal ones settled; each open one rendered once, to find the ones
+  // that codegen refuses, the ones past the run limit and the ones that render alike.
   void prepare(KernelCheck& kc) {
     auto announce = [&] {
       for (size_t i = 0; i < kc.vs.size(); i++)
-        emit_("variant\t" + std::to_string(kc.index) + "\t" + std::to_string(i) + "\t" +
-              std::to_string(static_cast<int>(kc.vs[i].result.kind)) + "\t" + escape(kc.vs[i].result.opts));
+        emit_(frame(Say::variant, kc.index, i, kc.vs[i].result.kind, kc.vs[i].result.opts));
     };
     try {
       kc.vs = make_variants(kc.ast, *kc.corpus, options_);
@@ -278,17 +245,19 @@ class BatchChecker {
       return;
     }
     announce();
-    const bool first_process = kc.settled_before.empty();
+    const bool first_child = kc.settled_before.empty();
     std::map<std::string, size_t> rendered;  // source -> the first variant that renders to it
     for (size_t i = 0; i < kc.vs.size(); i++) {
       Variant& v = kc.vs[i];
-      if (v.result.outcome == Outcome::illegal && (first_process || !kc.settled_before[i]))
+      if (v.result.outcome == Outcome::illegal && (first_child || !kc.settled_before[i]))
         settle(kc, i, Outcome::illegal, v.result.message);
       if (!kc.open(i)) continue;
       begin(kc, static_cast<int>(i));
+      std::string source;
       try {
-        v.spec = get_program(v.kernel->get_optimized_ast(), Renderer::cpu(kCores));
-        v.work = loop_iterations(v.spec);
+        const ProgramSpec spec = get_program(v.kernel->get_optimized_ast(), Renderer::cpu(kCores));
+        source = spec.source;
+        v.work = loop_iterations(spec);
       } catch (const CodegenError& e) {
         settle(kc, i, Outcome::unsupported, e.what());
         continue;
@@ -297,34 +266,26 @@ class BatchChecker {
         continue;
       }
       // Random sequences often meet (and meet the hand-coded one): run each source once.
-      if (auto [it, fresh] = rendered.emplace(v.spec.source, i); !fresh) {
+      if (auto [it, fresh] = rendered.emplace(std::move(source), i); !fresh) {
         v.same_as = it->second;
         v.kernel.reset();
-        continue;
       }
-      const std::string head = "void " + v.spec.name + "(";
-      const size_t at = v.spec.source.find(head);
-      if (at == std::string::npos) {
-        settle(kc, i, Outcome::compile_error, "the rendered source defines no function " + v.spec.name);
-        continue;
-      }
-      v.entry = v.spec.name + "_k" + std::to_string(kc.index) + "_v" + std::to_string(i);
-      v.spec.source.replace(at, head.size(), "void " + v.entry + "(");
     }
   }
 
-  // One translation unit for all SLOTS: clang runs once, every other entry is a cache hit on the
-  // same object. A unit that fails is split, by kernel and then by variant, to place the error.
+  // One translation unit for all SLOTS (compile_batch: clang runs once). A unit that fails is
+  // split, by kernel and then by variant, to place the error.
   void compile(const std::vector<Slot>& slots) {
-    std::string unit;
-    for (const Slot& s : slots) unit += s.v().spec.source + "\n";
     // The step may take one timeout per 4 functions: clang's time goes with the variants (one
     // kernel's 22 unrolled variants took over a minute on a loaded machine), not the kernels.
     begin(*slots[0].kc, static_cast<int>(slots[0].i), (slots.size() + 3) / 4);
+    std::vector<std::pair<UOp, KernelOpts>> unit;
+    for (const Slot& s : slots) unit.emplace_back(s.kc->ast, KernelOpts::given(s.v().opts));
     try {
-      for (const Slot& s : slots) s.v().program = device_->compile(unit, s.v().entry);
+      std::vector<CompiledKernel> compiled = compiler_->compile_batch(unit);
+      for (size_t j = 0; j < slots.size(); j++) slots[j].v().compiled = std::move(compiled[j]);
       return;
-    } catch (const CompileError& e) {
+    } catch (const std::exception& e) {
       if (slots.size() == 1) return settle(*slots[0].kc, slots[0].i, Outcome::compile_error, e.what());
     }
     std::vector<std::vector<Slot>> parts;
@@ -359,7 +320,7 @@ class BatchChecker {
         if (!kc.open(i)) continue;
         begin(kc, static_cast<int>(i));
         try {
-          const std::vector<HostBuffer> out = run_compiled(*device_, kc.vs[i], inputs);
+          const std::vector<HostBuffer> out = run_on_copies(*kc.vs[i].compiled, inputs);
           const std::string diff = refused.empty() ? check_all(out, want) : "";
           if (!refused.empty())
             settle(kc, i, Outcome::unsupported, refused);
@@ -376,21 +337,36 @@ class BatchChecker {
 
   const CheckOptions& options_;
   Emit emit_;
-  std::shared_ptr<Device> device_;
+  std::optional<KernelCompiler> compiler_;
 };
 
-}  // namespace
+// The child's main: checks each batch it is sent, reporting every step.
+void serve_batches(int fd, const std::vector<imports::CorpusKernel>& kernels, const CheckOptions& o) {
+  const Emit emit = [fd](const Message& m) {
+    if (!search::write_frame(fd, m)) ::_exit(3);  // the parent is gone
+  };
+  while (std::optional<Message> request = search::read_frame(fd)) {
+    WireReader r(std::move(*request));
+    if (r.kind<Say>() != Say::check) throw std::runtime_error("a checking child was sent no batch");
+    try {
+      std::vector<KernelCheck> checks;
+      for (int64_t n = r.i64("kernel count"); n > 0; n--) {
+        const auto k = static_cast<size_t>(r.i64("kernel"));
+        std::vector<bool> settled;
+        for (int64_t m = r.i64("variant count"); m > 0; m--) settled.push_back(r.i64("settled"));
+        checks.push_back({k, &kernels.at(k), parse_uop(kernels[k].text), {}, std::move(settled)});
+      }
+      BatchChecker(o, emit).run(checks);
+      emit(frame(Say::checked));
+    } catch (const std::exception& e) {
+      emit(frame(Say::failed, std::string(e.what())));
+    }
+  }
+}
 
-// --- many kernels, in forked processes -----------------------------------------------------------
+// --- many kernels, in the parent -----------------------------------------------------------------
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-volatile std::sig_atomic_t interrupted = 0;
-extern "C" void on_interrupt(int) { interrupted = 1; }
-
-// What the parent knows of one kernel: the variants a process announced, and which are settled.
+// What the parent knows of one kernel: the variants a child announced, and which are settled.
 struct KernelState {
   std::vector<VariantResult> results;
   std::vector<bool> settled;
@@ -399,90 +375,62 @@ struct KernelState {
   }
 };
 
-struct Child {
-  pid_t pid = -1;
-  int fd = -1;
-  std::vector<size_t> kernels;
-  std::string pending;                            // bytes after the last full line
+// What the parent knows of the batch one child is checking.
+struct Batch {
+  std::vector<size_t> kernels;                    // empty: the child is idle
   std::optional<std::pair<size_t, int>> current;  // the step begun: (kernel, variant or kReference)
-  size_t weight = 1;                              // the step may take this many timeouts
-  std::string error;                              // what the process said before it gave up
-  Clock::time_point last_heard;
+  int64_t weight = 1;                             // the step may take this many timeouts
 };
 
-void write_all(int fd, const std::string& s) {
-  for (size_t off = 0; off < s.size();) {
-    const ssize_t n = write(fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(3);  // the parent is gone
-    off += static_cast<size_t>(n);
+Message check_request(const Batch& b, const std::vector<KernelState>& states) {
+  WireWriter w(Say::check);
+  put(w, b.kernels.size());
+  for (size_t k : b.kernels) {
+    put(w, k);
+    put(w, states[k].settled.size());
+    for (bool s : states[k].settled) put(w, s);
   }
+  return w.bytes();
 }
 
-Child spawn(const std::vector<imports::CorpusKernel>& kernels, std::vector<size_t> batch,
-            const std::vector<KernelState>& states, const CheckOptions& o) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("check-corpus: cannot make a pipe");
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("check-corpus: cannot fork");
-  if (pid == 0) {
-    close(fds[0]);
-    setpgid(0, 0);  // its own group, so a timeout kill reaches the clang it may be running
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // A faulting kernel must end this process by its signal (sanitizer runtimes would exit(1)).
-    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGINT, SIGTERM}) std::signal(sig, SIG_DFL);
-    const int fd = fds[1];
-    try {
-      std::vector<KernelCheck> checks;
-      for (size_t k : batch)
-        checks.push_back({k, &kernels[k], parse_uop(kernels[k].text), {}, states[k].settled});
-      BatchChecker(o, [fd](const std::string& line) { write_all(fd, line + "\n"); }).run(checks);
-    } catch (const std::exception& e) {
-      write_all(fd, "error\t" + escape(e.what()) + "\n");
-      _exit(4);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  setpgid(pid, pid);  // also here: whichever of parent and child runs first
-  return {pid, fds[0], std::move(batch), "", std::nullopt, 1, "", Clock::now()};
-}
-
-void handle_line(const std::string& line, Child& c, std::vector<KernelState>& states) {
-  const std::vector<std::string> f = split_tabs(line);
-  if (f[0] == "variant" && f.size() == 5) {
-    KernelState& s = states.at(std::stoul(f[1]));
-    // A later process of the same kernel announces the same variants again: kept from the first.
-    if (std::stoul(f[2]) == s.results.size() && s.settled.size() == s.results.size() &&
+// A `variant`, `begin` or `done` frame.
+void hear(Say say, WireReader& r, Batch& b, std::vector<KernelState>& states) {
+  const auto k = static_cast<size_t>(r.i64("kernel"));
+  const auto i = static_cast<int>(r.i64("variant"));
+  KernelState& s = states.at(k);
+  if (say == Say::variant) {
+    const auto kind = static_cast<OptsKind>(r.i64("opts kind"));
+    std::string opts = r.str("opts");
+    // A later child of the same kernel announces the same variants again: kept from the first.
+    if (static_cast<size_t>(i) == s.results.size() && s.settled.size() == s.results.size() &&
         std::find(s.settled.begin(), s.settled.end(), true) == s.settled.end()) {
-      s.results.push_back({static_cast<OptsKind>(std::stoi(f[3])), unescape(f[4]), Outcome::ok, ""});
+      s.results.push_back({kind, std::move(opts), Outcome::ok, ""});
       s.settled.push_back(false);
     }
-  } else if (f[0] == "begin" && f.size() == 4) {
-    c.current = {std::stoul(f[1]), std::stoi(f[2])};
-    c.weight = std::stoul(f[3]);
-  } else if (f[0] == "done" && f.size() == 5) {
-    KernelState& s = states.at(std::stoul(f[1]));
-    const size_t i = std::stoul(f[2]);
-    s.results.at(i).outcome = outcome_from_name(f[3]);
-    s.results.at(i).message = unescape(f[4]);
-    s.settled.at(i) = true;
-    c.current.reset();
-  } else if (f[0] == "error" && f.size() == 2) {
-    c.error = one_line(unescape(f[1]));
+  } else if (say == Say::begin) {
+    b.current = {k, i};
+    b.weight = r.i64("weight");
+  } else if (say == Say::done) {
+    VariantResult& v = s.results.at(static_cast<size_t>(i));
+    v.outcome = static_cast<Outcome>(r.i64("outcome"));
+    v.message = r.str("message");
+    s.settled.at(static_cast<size_t>(i)) = true;
+    b.current.reset();
+  } else {
+    throw std::runtime_error("a checking child sent an unexpected frame");
   }
 }
 
-// The process ended (HOW says how) in the middle of its step: the step takes the blame, the
+// The child ended (HOW says how) in the middle of its step: the step takes the blame, the
 // variant it was in, or every open variant of the kernel when it was in the interpreter or
 // between steps.
-void blame(const Child& c, std::vector<KernelState>& states, Outcome outcome, const std::string& how) {
-  size_t kernel = c.kernels.front();
+void blame(const Batch& b, std::vector<KernelState>& states, Outcome outcome, const std::string& how) {
+  size_t kernel = b.kernels.front();
   int variant = kReference;
-  if (c.current) {
-    std::tie(kernel, variant) = *c.current;
+  if (b.current) {
+    std::tie(kernel, variant) = *b.current;
   } else {
-    for (size_t k : c.kernels)
+    for (size_t k : b.kernels)
       if (states[k].unsettled()) {
         kernel = k;
         break;
@@ -503,6 +451,33 @@ void blame(const Child& c, std::vector<KernelState>& states, Outcome outcome, co
   }
 }
 
+// SIGINT and SIGTERM, while it lives, stop the run instead of the process. Installed before the
+// children are forked, so they inherit it (supervisor.hpp) and a SIGTERM sent to every process
+// does not kill one mid-kernel, which would count as a crash.
+volatile std::sig_atomic_t stop_requested = 0;
+extern "C" void stop_checking(int) { stop_requested = 1; }
+
+class StopOnSignal {
+ public:
+  StopOnSignal() {
+    struct sigaction sa {};
+    sa.sa_handler = stop_checking;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, &previous_int_);
+    sigaction(SIGTERM, &sa, &previous_term_);
+  }
+  ~StopOnSignal() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  bool requested() const { return stop_requested != 0; }
+
+ private:
+  struct sigaction previous_int_ {
+  }, previous_term_{};
+};
+
 }  // namespace
 
 std::vector<std::vector<VariantResult>> check_kernels(const std::vector<imports::CorpusKernel>& kernels,
@@ -510,80 +485,70 @@ std::vector<std::vector<VariantResult>> check_kernels(const std::vector<imports:
   std::vector<KernelState> states(kernels.size());
   std::deque<size_t> queue;  // kernels to (re)start, in order
   for (size_t i = 0; i < kernels.size(); i++) queue.push_back(i);
-  std::vector<Child> running;
+  const size_t batch_size = static_cast<size_t>(std::max(1, o.batch));
+  const size_t batches = (kernels.size() + batch_size - 1) / batch_size;
+  const StopOnSignal stop;
+  search::Supervisor children(static_cast<int>(std::min<size_t>(std::max(1, o.jobs), batches)),
+                              [&](int fd) { serve_batches(fd, kernels, o); });
+  std::vector<Batch> running(static_cast<size_t>(children.size()));
   int finished = 0;
 
-  // Whatever the process left unsettled goes back to the front of the queue.
-  auto finish = [&](Child& c, std::optional<std::pair<Outcome, std::string>> fault) {
-    close(c.fd);
-    if (fault) blame(c, states, fault->first, c.error.empty() ? fault->second : c.error);
-    for (size_t j = c.kernels.size(); j-- > 0;) {
-      if (states[c.kernels[j]].unsettled()) {
-        queue.push_front(c.kernels[j]);
+  // The batch is over; FAULT, when it ended in one, takes the blame for its step. Whatever it left
+  // unsettled goes back to the front of the queue.
+  auto finish = [&](int child, const std::optional<std::pair<Outcome, std::string>>& fault) {
+    Batch& b = running[static_cast<size_t>(child)];
+    if (fault) blame(b, states, fault->first, fault->second);
+    std::vector<size_t> again;
+    for (size_t k : b.kernels) {
+      if (states[k].unsettled()) {
+        again.push_back(k);
       } else {
         ++finished;
-        if (on_kernel) on_kernel(c.kernels[j], states[c.kernels[j]].results, finished);
+        if (on_kernel) on_kernel(k, states[k].results, finished);
       }
     }
+    queue.insert(queue.begin(), again.begin(), again.end());
+    b = Batch{};
+    children.unwatch(child);
   };
 
-  // Ctrl-C or SIGTERM ends the run early: the kernels checked so far are reported, the rest are not.
-  auto previous_int = std::signal(SIGINT, on_interrupt), previous_term = std::signal(SIGTERM, on_interrupt);
-  while ((!queue.empty() || !running.empty()) && !interrupted) {
-    while (!queue.empty() && static_cast<int>(running.size()) < std::max(1, o.jobs)) {
-      std::vector<size_t> batch;
-      while (!queue.empty() && static_cast<int>(batch.size()) < std::max(1, o.batch)) {
-        batch.push_back(queue.front());
+  auto busy = [&] {
+    return std::any_of(running.begin(), running.end(), [](const Batch& b) { return !b.kernels.empty(); });
+  };
+  while ((!queue.empty() || busy()) && !stop.requested()) {
+    for (int c = 0; c < children.size(); c++) {
+      Batch& b = running[static_cast<size_t>(c)];
+      if (!b.kernels.empty() || queue.empty()) continue;
+      while (!queue.empty() && b.kernels.size() < batch_size) {
+        b.kernels.push_back(queue.front());
         queue.pop_front();
       }
-      running.push_back(spawn(kernels, std::move(batch), states, o));
+      children.send(c, check_request(b, states));
+      children.watch(c, o.timeout_s);
     }
-    std::vector<pollfd> fds;
-    for (const Child& c : running) fds.push_back({c.fd, POLLIN, 0});
-    poll(fds.data(), fds.size(), 200);
-    for (size_t j = running.size(); j-- > 0;) {
-      Child& c = running[j];
-      bool ended = false;
-      if (fds[j].revents != 0) {
-        char buf[1 << 14];
-        const ssize_t n = read(c.fd, buf, sizeof buf);
-        if (n > 0) {
-          c.last_heard = Clock::now();
-          c.pending.append(buf, static_cast<size_t>(n));
-          for (size_t nl; (nl = c.pending.find('\n')) != std::string::npos; c.pending.erase(0, nl + 1))
-            handle_line(c.pending.substr(0, nl), c, states);
-        } else if (n == 0 || errno != EINTR) {
-          ended = true;
-        }
-      }
-      const auto limit = std::chrono::duration<double>(o.timeout_s * static_cast<double>(c.weight));
-      if (ended) {
-        int status = 0;
-        waitpid(c.pid, &status, 0);
-        const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-        finish(c, clean ? std::nullopt
-                        : std::optional(std::pair(
-                              Outcome::crash,
-                              WIFSIGNALED(status)
-                                  ? "killed by signal " + search::signal_description(WTERMSIG(status))
-                                  : "exited with status " + std::to_string(WEXITSTATUS(status)))));
-        running.erase(running.begin() + static_cast<std::ptrdiff_t>(j));
-      } else if (Clock::now() - c.last_heard > limit) {
-        kill(-c.pid, SIGKILL);
-        waitpid(c.pid, nullptr, 0);
-        finish(c, std::pair(Outcome::timeout,
-                            "no progress for " + std::to_string(static_cast<int>(limit.count())) + " s"));
-        running.erase(running.begin() + static_cast<std::ptrdiff_t>(j));
+    // At most a second: a stop signal that lands just before the wait is seen all the same.
+    const std::optional<search::ChildEvent> e = children.wait(1.0);
+    if (!e) continue;
+    Batch& b = running[static_cast<size_t>(e->child)];
+    if (e->kind == search::ChildEvent::Kind::ended) {
+      finish(e->child, std::pair(Outcome::crash, e->how));
+    } else if (e->kind == search::ChildEvent::Kind::timed_out) {
+      const auto limit = static_cast<int>(o.timeout_s * static_cast<double>(b.weight));
+      finish(e->child, std::pair(Outcome::timeout, "no progress for " + std::to_string(limit) + " s"));
+    } else {
+      WireReader r(e->message);
+      const Say say = r.kind<Say>();
+      if (say == Say::checked || say == Say::failed) {
+        finish(e->child, say == Say::failed
+                             ? std::optional(std::pair(Outcome::crash, one_line(r.str("error"))))
+                             : std::nullopt);
+        children.restart(e->child);  // a fresh child for every batch
+      } else {
+        hear(say, r, b, states);
+        children.watch(e->child, o.timeout_s * static_cast<double>(b.weight));
       }
     }
   }
-  for (Child& c : running) {
-    kill(-c.pid, SIGKILL);
-    waitpid(c.pid, nullptr, 0);
-    close(c.fd);
-  }
-  std::signal(SIGINT, previous_int);
-  std::signal(SIGTERM, previous_term);
   std::vector<std::vector<VariantResult>> out;
   for (KernelState& s : states)
     out.push_back(s.unsettled() ? std::vector<VariantResult>{} : std::move(s.results));

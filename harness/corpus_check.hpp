@@ -8,14 +8,15 @@
 // every buffer is compared, inputs included, and DEFINE_VARs take their minimum.
 //
 // Compiling is where the time goes (one clang run per source, ~0.3 s of fixed cost each), so the
-// variants of a batch of kernels are rendered, their functions renamed apart, and compiled as ONE
-// translation unit; a unit that fails is split, by kernel then by variant, to place the error.
+// variants of a batch of kernels are compiled as ONE translation unit (KernelCompiler::
+// compile_batch); a unit that fails is split, by kernel then by variant, to place the error.
 //
-// Isolation: each batch is checked in a forked process that reports every step as a line on a
-// pipe ("variant k i kind opts" for each variant, "begin k i" before a step that could crash or
-// hang, "done k i outcome message"). A process that dies by a signal names the variant it was in
+// Isolation: each batch is checked in a fresh child of a Supervisor (search/supervisor.hpp), so
+// that a kernel which corrupts memory without crashing cannot taint the next batch. The child
+// reports every step as a frame: `variant` for each variant, `begin` before a step that could
+// crash or hang, `done` with its outcome. A child that dies names the variant it was in
 // (`crash`); one silent past the timeout is killed with its process group, clang included
-// (`timeout`); a fresh process takes up the variants not yet settled. Nothing a kernel does ends
+// (`timeout`); a fresh child takes up the variants not yet settled. Nothing a kernel does ends
 // the run.
 #pragma once
 
@@ -25,22 +26,33 @@
 #include <vector>
 
 #include "core/imports/corpus.hpp"
+#include "results/records.hpp"
 
 namespace tunebed::cli {
 
-enum class Outcome {
+using results::CandidateStatus;
+
+// What checking one variant found: a CandidateStatus, as the tuner records a candidate, or an
+// outcome only a check has.
+enum class Outcome : uint8_t {
+  // CandidateStatus's five, value for value
   ok,
-  wrong,
   compile_error,
   crash,
   timeout,
-  unsupported,
-  illegal,
-  unchecked,
-  import_error
+  wrong,
+  // a check's own
+  unsupported,   // codegen or the interpreter refuses the kernel
+  illegal,       // tinygrad's recorded opts break tunebed's rules: not a failure
+  unchecked,     // compiled, not run: past the run limit
+  import_error,  // the corpus line did not import
 };
-inline constexpr int kOutcomes = 9;
-const char* outcome_name(Outcome o);  // "ok", "wrong", "compile_error", ...
+static_assert(static_cast<int>(Outcome::wrong) == static_cast<int>(CandidateStatus::wrong));
+// Every outcome, in the order of check-corpus's columns.
+inline constexpr Outcome kOutcomes[] = {Outcome::ok,      Outcome::wrong,     Outcome::compile_error,
+                                        Outcome::crash,   Outcome::timeout,   Outcome::unsupported,
+                                        Outcome::illegal, Outcome::unchecked, Outcome::import_error};
+std::string outcome_name(Outcome o);  // "ok", "wrong", "compile_error", ...
 
 enum class OptsKind { none, hand_coded, tinygrad, random };
 inline constexpr int kOptsKinds = 4;

@@ -13,17 +13,16 @@
 
 namespace tunebed::search {
 
-std::string signal_description(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  std::string name = abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-  return name + " (" + strsignal(sig) + ")";
-}
-
 namespace {
 
 // "killed by signal SIGSEGV (Segmentation fault)", "exited with status 3": what waitpid said.
 std::string how_it_ended(int status) {
-  if (WIFSIGNALED(status)) return "killed by signal " + signal_description(WTERMSIG(status));
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* abbrev = sigabbrev_np(sig);
+    const std::string name = abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+    return "killed by signal " + name + " (" + strsignal(sig) + ")";
+  }
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended";
 }

@@ -100,7 +100,4 @@ class Supervisor {
   size_t next_ = 0;  // where wait() starts looking, so that a chatty child cannot starve the rest
 };
 
-// "SIGSEGV (Segmentation fault)", for messages about a process a signal ended.
-std::string signal_description(int sig);
-
 }  // namespace tunebed::search

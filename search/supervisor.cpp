@@ -27,6 +27,12 @@ std::string how_it_ended(int status) {
   return "ended";
 }
 
+std::chrono::steady_clock::time_point seconds_from_now(double s) {
+  const auto now = std::chrono::steady_clock::now();
+  return now +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+}
+
 void set_action(int sig, void (*handler)(int)) {
   struct sigaction sa {};
   sa.sa_handler = handler;
@@ -122,9 +128,7 @@ void Supervisor::watch(int child, std::optional<double> timeout_s) {
   Child& c = children_[child];
   c.watched = true;
   c.deadline.reset();
-  if (timeout_s)
-    c.deadline =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*timeout_s));
+  if (timeout_s) c.deadline = seconds_from_now(*timeout_s);
 }
 
 void Supervisor::unwatch(int child) {
@@ -135,10 +139,8 @@ void Supervisor::unwatch(int child) {
 std::optional<ChildEvent> Supervisor::wait(std::optional<double> max_wait_s) {
   std::vector<pollfd> fds;
   std::vector<size_t> polled;  // slot of each fds entry, from next_ on round
-  const Clock::time_point now = Clock::now();
   std::optional<Clock::time_point> until;
-  if (max_wait_s)
-    until = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*max_wait_s));
+  if (max_wait_s) until = seconds_from_now(*max_wait_s);
   for (size_t k = 0; k < children_.size(); k++) {
     const size_t i = (next_ + k) % children_.size();
     const Child& c = children_[i];
@@ -151,7 +153,7 @@ std::optional<ChildEvent> Supervisor::wait(std::optional<double> max_wait_s) {
   int wait_ms = -1;
   if (until)  // rounded up, so that a deadline has passed when poll returns for it
     wait_ms = static_cast<int>(
-        std::max<int64_t>(0, std::chrono::ceil<std::chrono::milliseconds>(*until - now).count()));
+        std::max<int64_t>(0, std::chrono::ceil<std::chrono::milliseconds>(*until - Clock::now()).count()));
   const int ready = ::poll(fds.data(), fds.size(), wait_ms);
   if (ready < 0 && errno == EINTR) return std::nullopt;
   if (ready < 0) throw std::runtime_error(std::string("poll on workers: ") + std::strerror(errno));

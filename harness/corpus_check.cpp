@@ -89,7 +89,10 @@ std::string one_line(const std::string& s) {
 
 // --- a batch of kernels, in the checking child ---------------------------------------------------
 
-using Emit = std::function<void(const Message&)>;
+// A frame to the parent, from the checking child.
+void tell(int fd, const Message& m) {
+  if (!search::write_frame(fd, m)) ::_exit(3);  // the parent is gone
+}
 
 // a * b, or INT64_MAX past it (both >= 0).
 int64_t saturating_mul(int64_t a, int64_t b) { return b > 0 && a > INT64_MAX / b ? INT64_MAX : a * b; }
@@ -174,14 +177,6 @@ std::vector<HostBuffer> seeded_inputs(const UOp& ast, uint64_t seed) {
   return bufs;
 }
 
-// Every variable at its minimum, the AST interpreter's default: a dataset kernel's buffers fit it.
-std::vector<HostBuffer> run_on_copies(const CompiledKernel& k, std::vector<HostBuffer> bufs) {
-  std::vector<HostBuffer*> args;
-  for (HostBuffer& b : bufs) args.push_back(&b);
-  k.run(args);
-  return bufs;
-}
-
 // Every buffer, inputs included: a kernel that scribbles on an input is wrong too.
 std::string check_all(const std::vector<HostBuffer>& out, const std::vector<Expected>& want) {
   for (size_t i = 0; i < want.size(); i++) {
@@ -193,7 +188,7 @@ std::string check_all(const std::vector<HostBuffer>& out, const std::vector<Expe
 
 class BatchChecker {
  public:
-  BatchChecker(const CheckOptions& o, Emit emit) : options_(o), emit_(std::move(emit)) {}
+  BatchChecker(const CheckOptions& o, int fd) : options_(o), fd_(fd) {}
 
   void run(std::vector<KernelCheck>& batch) {
     for (KernelCheck& kc : batch) prepare(kc);
@@ -214,7 +209,7 @@ class BatchChecker {
   };
 
   void begin(const KernelCheck& kc, int i, size_t weight = 1) {
-    emit_(frame(Say::begin, kc.index, i, weight));
+    tell(fd_, frame(Say::begin, kc.index, i, weight));
   }
 
   void settle(KernelCheck& kc, size_t i, Outcome o, const std::string& message) {
@@ -225,7 +220,7 @@ class BatchChecker {
     v.kernel.reset();
     v.compiled.reset();
     if (!was_open) return;  // settled by an earlier child (a rerun reference): said already
-    emit_(frame(Say::done, kc.index, i, o, v.result.message));
+    tell(fd_, frame(Say::done, kc.index, i, o, v.result.message));
   }
 
   // Variants, announced; illegal ones settled; each open one rendered once, to find the ones
@@ -233,7 +228,7 @@ class BatchChecker {
   void prepare(KernelCheck& kc) {
     auto announce = [&] {
       for (size_t i = 0; i < kc.vs.size(); i++)
-        emit_(frame(Say::variant, kc.index, i, kc.vs[i].result.kind, kc.vs[i].result.opts));
+        tell(fd_, frame(Say::variant, kc.index, i, kc.vs[i].result.kind, kc.vs[i].result.opts));
     };
     try {
       kc.vs = make_variants(kc.ast, *kc.corpus, options_);
@@ -320,7 +315,8 @@ class BatchChecker {
         if (!kc.open(i)) continue;
         begin(kc, static_cast<int>(i));
         try {
-          const std::vector<HostBuffer> out = run_on_copies(*kc.vs[i].compiled, inputs);
+          // Every variable at its minimum, the interpreter's default: a dataset kernel's buffers fit it.
+          const std::vector<HostBuffer> out = kc.vs[i].compiled->run_on_copies(inputs);
           const std::string diff = refused.empty() ? check_all(out, want) : "";
           if (!refused.empty())
             settle(kc, i, Outcome::unsupported, refused);
@@ -336,15 +332,12 @@ class BatchChecker {
   }
 
   const CheckOptions& options_;
-  Emit emit_;
+  int fd_;
   std::optional<KernelCompiler> compiler_;
 };
 
 // The child's main: checks each batch it is sent, reporting every step.
 void serve_batches(int fd, const std::vector<imports::CorpusKernel>& kernels, const CheckOptions& o) {
-  const Emit emit = [fd](const Message& m) {
-    if (!search::write_frame(fd, m)) ::_exit(3);  // the parent is gone
-  };
   while (std::optional<Message> request = search::read_frame(fd)) {
     WireReader r(std::move(*request));
     if (r.kind<Say>() != Say::check) throw std::runtime_error("a checking child was sent no batch");
@@ -356,10 +349,10 @@ void serve_batches(int fd, const std::vector<imports::CorpusKernel>& kernels, co
         for (int64_t m = r.i64("variant count"); m > 0; m--) settled.push_back(r.i64("settled"));
         checks.push_back({k, &kernels.at(k), parse_uop(kernels[k].text), {}, std::move(settled)});
       }
-      BatchChecker(o, emit).run(checks);
-      emit(frame(Say::checked));
+      BatchChecker(o, fd).run(checks);
+      tell(fd, frame(Say::checked));
     } catch (const std::exception& e) {
-      emit(frame(Say::failed, std::string(e.what())));
+      tell(fd, frame(Say::failed, std::string(e.what())));
     }
   }
 }

@@ -1,14 +1,20 @@
 // Runtime overheads: clang compile of a small kernel (cache miss) and a cache hit, launch cost of
-// an empty kernel on the CPU (inline and through the thread pool) and on OpenCL.
+// an empty kernel on the CPU (inline and through the thread pool) and on OpenCL, and the thread
+// pool's split of a 200 us kernel over two cores.
 // Run: build/bench/bench_runtime   (compiled objects go to a temporary cache, removed at exit)
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <functional>
+#include <thread>
 #include <filesystem>
 #include <string>
 
 #include "core/runtime/device.hpp"
+#include "core/runtime/thread_pool.hpp"
 
 namespace tunebed {
 namespace {
@@ -62,6 +68,25 @@ void BM_CpuLaunch(benchmark::State& state) {
   for (auto _ : state) program->run({out.get()}, {1}, dims);
 }
 BENCHMARK(BM_CpuLaunch)->Arg(1)->Arg(2)->Arg(8)->Unit(benchmark::kMicrosecond);
+
+// A THREAD kernel's split, alone: parallel_for over 2 slices that each spin for 100 us, back to
+// back as timing runs launch. Ideal is 100 us per dispatch; 200 us means the pool's thread was
+// still asleep and the caller ran both slices. `pool_share` is the fraction of slices the pool ran.
+void BM_ThreadPoolSplit(benchmark::State& state) {
+  ThreadPool pool(1);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int64_t> by_pool = 0, slices = 0;
+  const std::function<void(int)> slice = [&](int) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    if (std::this_thread::get_id() != caller) by_pool++;
+    slices++;
+  };
+  for (auto _ : state) pool.parallel_for(2, slice);
+  state.counters["pool_share"] = static_cast<double>(by_pool) / static_cast<double>(std::max<int64_t>(1, slices));
+}
+BENCHMARK(BM_ThreadPoolSplit)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // Wall time per Program::run on OpenCL (enqueue, wait, profiling query); device_us is the
 // event's own START..END.

@@ -44,6 +44,9 @@ void ThreadPool::work_on(Job& job) {
 void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   for (;;) {
+    const auto spin_until = std::chrono::steady_clock::now() + kSpin;
+    while (generation_.load(std::memory_order_acquire) == seen && std::chrono::steady_clock::now() < spin_until) {
+    }
     std::shared_ptr<Job> job;
     {
       std::unique_lock lock(mutex_);

@@ -4,7 +4,9 @@
 // driver work, so `warmup` launches are thrown away; the figure is the median of `runs` launches,
 // which a single preempted launch cannot move. Like tinygrad's _time_program, timing stops early
 // once the fastest sample so far is slower than `early_stop_s` (the search passes 3x its best):
-// a candidate that cannot win does not get to spend the whole budget proving it.
+// a candidate that cannot win does not get to spend the whole budget proving it. The worker's
+// verification run counts as one warm-up; a second is needed: the launch right after it measured
+// up to twice the later ones (the check had streamed the expected values through the caches).
 //
 // Re-timing (interleaved_retime). Timings drift: clocks boost and throttle, another process
 // wakes up. Timing the top-k one after another gives the drift to whoever ran during the quiet
@@ -29,8 +31,8 @@
 namespace tunebed::search {
 
 struct TimingParams {
-  int warmup = 1;
-  int runs = 5;
+  int warmup = 2;  // the verification run and one more
+  int runs = 7;
   std::optional<double> early_stop_s;  // stop once min(samples) exceeds this
   // Past these the worker is killed and the candidate is a timeout. Compiling gets its own,
   // generous limit: its time depends on the machine's load, a run's on the candidate.

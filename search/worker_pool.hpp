@@ -11,8 +11,9 @@
 //   parent --go--> worker           runs, verifies, times, within the job's run timeout
 //   parent <--result-- worker
 //
-// Compiles overlap (that is where the time goes); by default only one worker at a time holds
-// `go`, so timings are not taken while other candidates compete for the cores and the memory bus.
+// Compiles overlap (that is where the time goes). By default timing is exclusive: a worker gets
+// `go` only while no other worker compiles or runs, and no compile starts while one runs, so a
+// timing is never taken while the tuner's own work competes for the cores and the memory bus.
 // A worker that dies mid-job makes the job a `crash` named by how it died ("worker killed by
 // signal SIGSEGV (Segmentation fault)"); one past its deadline is killed and the job is a
 // `timeout`. Either way a fresh worker takes its place and the remaining jobs go on.
@@ -33,7 +34,7 @@ namespace tunebed::search {
 
 struct PoolOptions {
   int workers = 0;               // 0: one per core (std::thread::hardware_concurrency)
-  bool exclusive_timing = true;  // one worker at a time runs and times; compiles still overlap
+  bool exclusive_timing = true;  // one worker at a time runs and times, with no compile beside it
 };
 
 struct PoolStats {

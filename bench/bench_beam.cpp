@@ -173,7 +173,7 @@ int run(int argc, char** argv) {
       t.ast = single_kernel(make_workload(c.spec).output, c.spec);
       t.cost = kernel_cost(t.ast);
       search::KernelTarget target(t.ast, c.spec, "cpu");
-      t.hand_opts = target.hand_coded_opts();
+      t.hand_opts = to_string(hand_coded(t.ast, Renderer::for_device("cpu").threads));
       auto beam = search::make_beam({.width = 4});
       search::TuneOptions o;
       o.budget = {budget, seconds_cap};

@@ -213,13 +213,13 @@ struct Outcome {
 };
 
 void print_summary(const std::vector<Outcome>& outcomes, std::ostream& out) {
-  Table t{{id_column("kernel"), {"shape", 24}, {"hand_us"}, {"tuned_us"}, {"speedup"}, {"cache"}, {"opts"}}};
+  Table t{{id_column("kernel"), {"shape", 24}, {"default_us"}, {"tuned_us"}, {"speedup"}, {"cache"}, {"opts"}}};
   for (const Outcome& o : outcomes) {
     const search::TuneResult* r = o.result ? &*o.result : nullptr;
-    Cell hand = r && r->hand_coded_s ? Cell{*r->hand_coded_s * 1e6} : Cell{};
+    Cell baseline = r && r->baseline_s ? Cell{*r->baseline_s * 1e6} : Cell{};
     Cell tuned = r && !r->interrupted && r->not_tuned.empty() ? Cell{r->median_s * 1e6} : Cell{};
-    Cell speedup = r && r->hand_coded_s && !r->interrupted && r->median_s > 0
-                       ? Cell{*r->hand_coded_s / r->median_s}
+    Cell speedup = r && r->baseline_s && !r->interrupted && r->median_s > 0
+                       ? Cell{*r->baseline_s / r->median_s}
                        : Cell{};
     std::string state = !r                      ? "failed"
                         : !r->not_tuned.empty() ? "wrong"
@@ -227,7 +227,7 @@ void print_summary(const std::vector<Outcome>& outcomes, std::ostream& out) {
                         : r->cache_hit          ? "hit"
                         : !r->demoted.empty()   ? "demoted"
                                                 : "-";
-    t.add_row({o.hash, o.shape, hand, tuned, speedup, state, r && !r->opts.empty() ? r->opts : "none"});
+    t.add_row({o.hash, o.shape, baseline, tuned, speedup, state, r && !r->opts.empty() ? r->opts : "none"});
   }
   write_table(t, Format::table, Verbosity::normal, out);
 }
@@ -241,8 +241,11 @@ int run(const std::vector<std::string>& args) {
           "OptOps in isolated worker processes, every candidate verified against the unoptimized\n"
           "kernel and recorded in the tuning database. The batch is one run. A kernel already tuned\n"
           "on the same device (same AST hash and action space) reuses its stored winner,\n"
-          "re-verified, unless --retune. At the end a table compares each winner with tinygrad's\n"
-          "hand-coded opts, both re-timed in one interleaved measurement (hand_us, tuned_us).\n\n"
+          "re-verified, unless --retune. At the end a table compares each winner with the default\n"
+          "opts (what `tunebed run` runs untuned: a tensor core where one fits, else tinygrad's\n"
+          "hand-coded opts, and THREAD on the CPU), both re-timed in one interleaved measurement\n"
+          "(default_us, tuned_us); the winner is never the slower of the two. `tunebed run --db`\n"
+          "then runs each kernel's winner.\n\n"
           "--manifest FILE lists workloads, kernel AST files (`ast PATH`), tinygrad corpora\n"
           "(`corpus PATH [sample=N] [seed=S] [filter=reduce]`) and stored kernels (`kernel HASH`),\n"
           "one per line, each with optional strategy= budget= seconds= width=; the format is\n"
@@ -323,7 +326,7 @@ int run(const std::vector<std::string>& args) {
     try {
       search::KernelTarget target(k.ast, k.source, device);
       search::TuneTarget& t = target.target();
-      t.baseline = t.parse(target.hand_coded_opts());
+      t.baseline = t.parse(target.default_opts());
       if (k.from_workload) {
         auto [it, fresh] = eigen_checks.try_emplace(k.source);
         if (fresh) it->second = eigen_disagreement(k.source, batch.seed);

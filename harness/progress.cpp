@@ -71,7 +71,7 @@ class LiveProgress : public Progress {
                      k.shape.c_str(), outcome(*e.result).c_str());
         return;
     }
-    // Past the budget is the hand-coded baseline, measured after the search.
+    // Past the budget is the baseline (the default opts), measured after the search.
     std::string count = std::to_string(tried_);
     if (tried_ <= slot.budget) count += "/" + std::to_string(slot.budget);
     clear();
@@ -99,10 +99,10 @@ class LiveProgress : public Progress {
   static std::string outcome(const search::TuneResult& r) {
     if (r.interrupted) return "interrupted";
     std::string s = micros(r.median_s);
-    if (r.hand_coded_s) {
+    if (r.baseline_s) {
       char buf[64];
-      std::snprintf(buf, sizeof buf, " (hand-coded %.1f us, %.2fx)", *r.hand_coded_s * 1e6,
-                    *r.hand_coded_s / r.median_s);
+      std::snprintf(buf, sizeof buf, " (default %.1f us, %.2fx)", *r.baseline_s * 1e6,
+                    *r.baseline_s / r.median_s);
       s += buf;
     }
     return s + (r.cache_hit ? ", cache hit" : "");
@@ -156,13 +156,13 @@ class JsonlProgress : public Progress {
       case Kind::kernel_done: {
         const search::TuneResult& r = *e.result;
         std::optional<double> speedup;
-        if (r.hand_coded_s && r.median_s > 0 && !r.interrupted) speedup = *r.hand_coded_s / r.median_s;
+        if (r.baseline_s && r.median_s > 0 && !r.interrupted) speedup = *r.baseline_s / r.median_s;
         row.insert(row.end(), {{"cache_hit", static_cast<int64_t>(r.cache_hit)},
                                {"interrupted", static_cast<int64_t>(r.interrupted)},
                                {"opts", r.opts},
                                {"tuned_us", r.interrupted ? results::Value{} : us(r.median_s)},
-                               {"hand_coded_opts", r.hand_coded_opts},
-                               {"hand_coded_us", us(r.hand_coded_s)},
+                               {"default_opts", r.baseline_opts},
+                               {"default_us", us(r.baseline_s)},
                                {"speedup", speedup ? results::Value{*speedup} : results::Value{}},
                                {"measured", r.measured},
                                {"reused", r.reused}});

@@ -58,6 +58,6 @@ KernelTarget::KernelTarget(const UOp& ast, const std::string& source, const std:
 
 KernelTarget::~KernelTarget() = default;
 
-std::string KernelTarget::hand_coded_opts() const { return to_string(hand_coded_optimizations(*root_)); }
+std::string KernelTarget::default_opts() const { return to_string(tunebed::default_opts(*root_)); }
 
 }  // namespace tunebed::search

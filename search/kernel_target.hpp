@@ -28,8 +28,10 @@ class KernelTarget {
 
   TuneTarget& target() { return target_; }
   KernelSpace& space() { return *space_; }
-  // The opts tinygrad's hand-coded heuristics pick for this kernel, as an opts string.
-  std::string hand_coded_opts() const;
+  // The opts tunebed runs this kernel with when nobody searched (core/opt's default_opts: a
+  // tensor core where one fits, else tinygrad's hand-coded heuristics, and THREAD on the CPU), as
+  // an opts string: what `tunebed run` and Tensor::realize run untuned, so the tuner's baseline.
+  std::string default_opts() const;
 
  private:
   UOp ast_;

@@ -14,10 +14,12 @@
 
 namespace tunebed::search {
 
-results::Device fingerprint_of(const std::string& device_spec) {
-  const Fingerprint f = open_device(device_spec)->fingerprint();
+results::Device fingerprint_of(const Device& device) {
+  const Fingerprint f = device.fingerprint();
   return {0, f.name, f.arch, f.driver, f.compiler, f.compiler_version};
 }
+
+results::Device fingerprint_of(const std::string& device_spec) { return fingerprint_of(*open_device(device_spec)); }
 
 namespace {
 
@@ -261,17 +263,17 @@ std::optional<TuneResult> cache_hit(TuneTarget& target, WorkerPool& pool, result
   hit.opts = best->opts;
   hit.median_s = *r[0].median;
   if (!target.baseline) return hit;
-  hit.hand_coded_opts = target.space->key(*target.baseline);
+  hit.baseline_opts = target.space->key(*target.baseline);
   if (states.size() == 1) {
-    hit.hand_coded_s = hit.hand_coded_opts == hit.opts ? std::optional<double>(hit.median_s) : std::nullopt;
+    hit.baseline_s = hit.baseline_opts == hit.opts ? std::optional<double>(hit.median_s) : std::nullopt;
     return hit;
   }
   if (r[1].status != CandidateStatus::ok) return hit;
   if (std::optional<Retimed> t = retime(target, pool, proto, options, states)) {
     hit.median_s = t->medians[0];
-    hit.hand_coded_s = t->medians[1];
+    hit.baseline_s = t->medians[1];
   } else {
-    hit.hand_coded_s = *r[1].median;
+    hit.baseline_s = *r[1].median;
   }
   return hit;
 }
@@ -287,12 +289,12 @@ void declare_winner(TuneTarget& target, WorkerPool& pool, results::TuningDb& db,
   std::ranges::stable_sort(ranked, {}, &Evaluated::cost);
   ranked.resize(std::min<size_t>(ranked.size(), static_cast<size_t>(std::max(1, options.top_k))));
   if (target.baseline) {
-    result.hand_coded_opts = target.space->key(*target.baseline);
+    result.baseline_opts = target.space->key(*target.baseline);
     // Outside the search's budget: the baseline is the yardstick, not a proposal.
-    if (!cost.known().contains(result.hand_coded_opts)) cost.evaluate({*target.baseline}, std::nullopt);
-    auto it = cost.known().find(result.hand_coded_opts);
+    if (!cost.known().contains(result.baseline_opts)) cost.evaluate({*target.baseline}, std::nullopt);
+    auto it = cost.known().find(result.baseline_opts);
     const bool ranked_already =
-        std::ranges::any_of(ranked, [&](const Evaluated& e) { return e.key == result.hand_coded_opts; });
+        std::ranges::any_of(ranked, [&](const Evaluated& e) { return e.key == result.baseline_opts; });
     if (it != cost.known().end() && std::isfinite(it->second.cost) && !ranked_already)
       ranked.push_back({*target.baseline, it->first, it->second.cost});
   }
@@ -317,7 +319,7 @@ void declare_winner(TuneTarget& target, WorkerPool& pool, results::TuningDb& db,
   result.opts = ranked[winner].key;
   result.median_s = medians[winner];
   for (size_t i = 0; i < ranked.size(); i++)
-    if (target.baseline && ranked[i].key == result.hand_coded_opts) result.hand_coded_s = medians[i];
+    if (target.baseline && ranked[i].key == result.baseline_opts) result.baseline_s = medians[i];
   db.declare_winner(run_id, cost.known().at(result.opts).seq, retimed);
 }
 

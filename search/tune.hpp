@@ -18,11 +18,12 @@
 //               this kernel and device) are never run again. A resumed run answers committed
 //               candidates from the database, so the same seed replays the same proposals
 //               without redoing them;
-//   4. winner   the top-k correct candidates and the hand-coded baseline (TuneTarget::baseline,
-//               measured as one more candidate of the run if the search did not reach it) are
-//               re-timed interleaved in one worker and the lowest median wins (measure.hpp). So
-//               the tuned and the hand-coded times come from one measurement, and the winner is
-//               never slower than the hand-coded opts. The re-timed medians replace the search's
+//   4. winner   the top-k correct candidates and the baseline (TuneTarget::baseline: for real
+//               kernels the default opts, what runs when nobody searched; measured as one more
+//               candidate of the run if the search did not reach it) are re-timed interleaved in
+//               one worker and the lowest median wins (measure.hpp). So the tuned and the default
+//               times come from one measurement, and the winner is never slower than the default
+//               opts: serving it (search/tuned_opts.hpp) cannot make a kernel slower. The re-timed medians replace the search's
 //               in the database and the winner becomes the stored best (TuningDb::declare_winner):
 //               the database serves what tune() declared, not the lowest quick-look median.
 //
@@ -75,8 +76,8 @@ struct TuneTarget {
   std::vector<HostBuffer> buffers;  // dtypes and sizes; contents are drawn from input_seed
   int output = 0;
   std::vector<int32_t> vars;
-  // The hand-coded optimizations' state (tinygrad's hand_coded_optimizations), timed beside the
-  // winner so that the speedup over it is measured, not estimated; none when not in the space.
+  // The state the kernel runs in untuned (KernelTarget::default_opts), timed beside the winner so
+  // that the speedup over it is measured, not estimated; none when not in the space.
   std::optional<Path> baseline;
 };
 
@@ -119,8 +120,8 @@ struct TuneResult {
   bool interrupted = false;            // stopped through TuneOptions::stop; no winner declared
   std::string opts;                    // the winner's
   double median_s = 0;                 // the winner's, from re-timing (or re-verification on a cache hit)
-  std::string hand_coded_opts;         // the baseline's, when the target has one
-  std::optional<double> hand_coded_s;  // timed with the winner; none if it failed or is absent
+  std::string baseline_opts;         // the baseline's, when the target has one
+  std::optional<double> baseline_s;  // timed with the winner; none if it failed or is absent
   int64_t run_id = 0;                  // 0 on a cache hit
   int64_t measured = 0;                // candidates run in workers by this call
   int64_t reused = 0;                  // committed candidates of a resumed run, answered from the database
@@ -138,5 +139,6 @@ TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, result
 // The device's fingerprint as the database stores it. Opens the device in this process only
 // long enough to read it: it must be closed again before a worker is forked (worker_pool.hpp).
 results::Device fingerprint_of(const std::string& device_spec);
+results::Device fingerprint_of(const Device& device);  // of a device already open
 
 }  // namespace tunebed::search

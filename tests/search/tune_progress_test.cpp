@@ -1,5 +1,5 @@
 // tune()'s side of a batch: the events it reports, stopping at a candidate boundary and resuming,
-// the hand-coded baseline timed beside the winner, and the stored best agreeing with the winner
+// the baseline timed beside the winner, and the stored best agreeing with the winner
 // tune() declares. Synthetic kernels: a root and one level of hand-written variants.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -135,9 +135,9 @@ TEST_F(TuneProgress, TheBaselineIsMeasuredOutsideTheBudgetAndTheWinnerIsNeverSlo
   o.budget.candidates = 2;  // the root and "fast": the search never reaches "medium"
   TuneResult r = tune(target, *beam, pool, db, o);
   EXPECT_EQ(r.measured, 3);
-  EXPECT_EQ(r.hand_coded_opts, "V:medium");
-  ASSERT_TRUE(r.hand_coded_s.has_value());
-  EXPECT_LE(r.median_s, *r.hand_coded_s);
+  EXPECT_EQ(r.baseline_opts, "V:medium");
+  ASSERT_TRUE(r.baseline_s.has_value());
+  EXPECT_LE(r.median_s, *r.baseline_s);
   std::map<std::string, int> seen;
   for (const results::CommittedCandidate& c : db.candidates_of_run(r.run_id)) seen[c.opts]++;
   EXPECT_EQ(seen["V:medium"], 1);

@@ -1,8 +1,10 @@
 // `tunebed run`: a workload compiled and run kernel by kernel (schedule, optimize, render, compile,
 // run: core/engine), or evaluated with the reference interpreter (--reference); or one kernel AST
 // (--ast: a canonical .uop file, a tinygrad AST text line, or a kernel hash in the tuning DB) on
-// seeded random or given inputs. --check compares with the reference interpreter (workloads) or
-// the AST interpreter (--ast); --save writes .npy files for NumPy.
+// seeded random or given inputs. With a tuning database (--db, or --ast HASH), each kernel runs
+// its stored winner where there is one (search/tuned_opts.hpp) and is timed against the default
+// opts. --check compares with the reference interpreter (workloads) or the AST interpreter
+// (--ast); --save writes .npy files for NumPy.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -28,6 +30,7 @@
 #include "harness/cli.hpp"
 #include "harness/db_cli.hpp"
 #include "harness/workload_check.hpp"
+#include "search/tuned_opts.hpp"
 
 namespace tunebed::cli {
 namespace {
@@ -77,6 +80,35 @@ KernelOpts opts_option(const po::variables_map& vm) {
   }
 }
 
+// Which opts each kernel gets: --opts for all of them; else, with a tuning database, each one's
+// stored winner (or the default opts, saying why); else the default opts.
+class OptsChooser {
+ public:
+  OptsChooser(KernelOpts given, bool given_explicitly) : given_(std::move(given)), explicit_(given_explicitly) {}
+
+  // Looks kernels up in DB_PATH, unless --opts said what to run.
+  void use_db(const std::string& db_path, const KernelCompiler& compiler) {
+    if (explicit_) return;
+    try {
+      tuned_.emplace(db_path, *compiler.device(), compiler.renderer());
+    } catch (const results::DbError& e) {
+      throw UsageError(std::string("--db: ") + e.what());
+    }
+  }
+
+  // The opts for AST, and the tuned-or-default verdict when a database was consulted.
+  std::pair<KernelOpts, std::optional<search::TunedChoice>> choose(const UOp& ast) {
+    if (!tuned_) return {given_, std::nullopt};
+    search::TunedChoice c = tuned_->choose(ast);
+    return {c.opts, c};
+  }
+
+ private:
+  KernelOpts given_;
+  bool explicit_;
+  std::optional<search::TunedOpts> tuned_;
+};
+
 // Compiles one kernel; illegal opts are bad input (exit 2) naming the kernel.
 CompiledKernel compile(const KernelCompiler& compiler, const UOp& ast, const KernelOpts& opts, int index) {
   try {
@@ -87,11 +119,33 @@ CompiledKernel compile(const KernelCompiler& compiler, const UOp& ast, const Ker
   }
 }
 
-// Times the kernel on bufs, prints its line (and its source at --debug 4), then runs it once.
-void run_and_report(const CompiledKernel& k, int index, const std::vector<HostBuffer*>& bufs, int debug) {
+std::string format_time(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s < 1e-4 ? "%.2f us" : "%.3f ms", s < 1e-4 ? s * 1e6 : s * 1e3);
+  return buf;
+}
+
+// Compiles AST with the chosen opts, times it on bufs, prints its line (and its source at
+// --debug 4), then runs it once. A kernel looked up in a tuning database says `tuned` or
+// `default`; a tuned one is timed against the default opts in the same process, so the figures
+// compare.
+void compile_and_run(const KernelCompiler& compiler, OptsChooser& chooser, const UOp& ast, int index,
+                     const std::vector<HostBuffer*>& bufs, int debug) {
+  const auto [opts, choice] = chooser.choose(ast);
+  const CompiledKernel k = compile(compiler, ast, opts, index);
   if (debug >= 4) std::cout << k.spec.source << "\n";
   const Timing t = k.time(bufs);
   std::cout << "kernel " << index << "  " << report_line(k, t) << "\n";
+  if (choice && !choice->tuned) std::cout << "          default: " << choice->why << "\n";
+  if (choice && choice->tuned) {
+    const CompiledKernel plain = compile(compiler, ast, KernelOpts::defaults(), index);
+    const double default_s = plain.time(bufs).median;
+    char speedup[32];
+    std::snprintf(speedup, sizeof speedup, "%.2fx", t.median > 0 ? default_s / t.median : 0.0);
+    std::cout << "          tuned: " << choice->why << "; default opts "
+              << (plain.applied_opts.empty() ? "-" : to_string(plain.applied_opts)) << " "
+              << format_time(default_s) << ", tuned " << speedup << " of it\n";
+  }
   k.run(bufs);
 }
 
@@ -138,7 +192,8 @@ int run_reference(const Workload& w, const std::optional<fs::path>& save_dir) {
 
 int run_compiled(const Workload& w, const po::variables_map& vm, const std::optional<fs::path>& save_dir) {
   const KernelCompiler compiler(open_device(vm["device"].as<std::string>()));
-  const KernelOpts opts = opts_option(vm);
+  OptsChooser chooser(opts_option(vm), vm.count("opts") > 0);
+  if (!vm["db"].defaulted()) chooser.use_db(vm["db"].as<std::string>(), compiler);
   const int debug = vm["debug"].as<int>();
   const Schedule schedule = create_schedule({w.output.uop()});
   std::cout << "device    " << compiler.device()->name() << "\n";
@@ -153,7 +208,7 @@ int run_compiled(const Workload& w, const po::variables_map& vm, const std::opti
   for (const auto& [id, buf] : w.output.buffers()) data[id] = std::make_shared<HostBuffer>(*buf);
   int index = 0;
   run_schedule(schedule, data, [&](const ScheduleItem& item, const std::vector<HostBuffer*>& bufs) {
-    run_and_report(compile(compiler, item.ast, opts, index), index, bufs, debug);
+    compile_and_run(compiler, chooser, item.ast, index, bufs, debug);
     index++;
   });
   const HostBuffer out = read_output(schedule.outputs.at(0), data);
@@ -191,6 +246,7 @@ struct LoadedAst {
   std::string origin;         // "file F" or "kernel HASH of DB"
   std::string tinygrad_opts;  // from a tinygrad AST's KernelInfo; "" when none
   bool from_tinygrad = false;
+  bool from_db = false;
 };
 
 std::string read_text(const fs::path& path) {
@@ -217,7 +273,7 @@ LoadedAst load_ast(const std::string& what, const std::string& db_path) {
   results::TuningDb db = open_for_reading(db_path);
   try {
     const results::Kernel k = db.kernel(db.resolve_kernel(what));
-    return {parse_uop(k.ast), "kernel " + k.hash + " of " + db_path, "", false};
+    return {parse_uop(k.ast), "kernel " + k.hash + " of " + db_path, "", false, true};
   } catch (const results::DbError& e) {
     throw UsageError(std::string("--ast: ") + e.what());
   }
@@ -289,7 +345,10 @@ int run_ast(const po::variables_map& vm, const std::optional<fs::path>& save_dir
   } catch (const std::invalid_argument& e) {
     throw UsageError("--ast: the " + loaded.origin + " is not a kernel: " + e.what());
   }
-  const KernelOpts opts = ast_opts(loaded, vm);
+  const bool opts_given = vm.count("opts") > 0 || vm["tinygrad-opts"].as<bool>();
+  OptsChooser chooser(ast_opts(loaded, vm), opts_given);
+  // A kernel named by its hash came from a tuning database: its winner there is what it runs.
+  if (!vm["db"].defaulted() || loaded.from_db) chooser.use_db(vm["db"].as<std::string>(), compiler);
   std::cout << "kernel    " << kernel_hash(loaded.ast) << " (" << loaded.origin << ")\ndevice    "
             << compiler.device()->name() << "\n";
   if (vm["tinygrad-opts"].as<bool>())
@@ -299,16 +358,12 @@ int run_ast(const po::variables_map& vm, const std::optional<fs::path>& save_dir
   const std::vector<HostBuffer> inputs = bufs;
   std::vector<HostBuffer*> ptrs;
   for (HostBuffer& b : bufs) ptrs.push_back(&b);
-  CompiledKernel k = [&] {
-    try {
-      return compile(compiler, loaded.ast, opts, 0);
-    } catch (const UsageError& e) {
-      if (!vm["tinygrad-opts"].as<bool>()) throw;
-      throw UsageError("tinygrad's opts \"" + loaded.tinygrad_opts +
-                       "\" are not legal in tunebed: " + e.what());
-    }
-  }();
-  run_and_report(k, 0, ptrs, vm["debug"].as<int>());
+  try {
+    compile_and_run(compiler, chooser, loaded.ast, 0, ptrs, vm["debug"].as<int>());
+  } catch (const UsageError& e) {
+    if (!vm["tinygrad-opts"].as<bool>()) throw;
+    throw UsageError("tinygrad's opts \"" + loaded.tinygrad_opts + "\" are not legal in tunebed: " + e.what());
+  }
   for (size_t i = 0; i < bufs.size(); i++) {
     std::cout << "buf" << i << "      " << bufs[i].numel() << " " << to_string(bufs[i].dtype);
     if (i == 0) std::cout << " (output)";
@@ -339,7 +394,8 @@ int run_ast(const po::variables_map& vm, const std::optional<fs::path>& save_dir
 int run(const std::vector<std::string>& args) {
   CommandLine cl{
       .synopsis =
-          "tunebed run WORKLOAD [--device cpu] [--opts OPTS] [--check] [--debug N] [--seed N] [--save DIR]\n"
+          "tunebed run WORKLOAD [--device cpu] [--opts OPTS | --db F] [--check] [--debug N] [--seed N]\n"
+          "                     [--save DIR]\n"
           "       tunebed run WORKLOAD --reference [--seed N] [--save DIR]\n"
           "       tunebed run --ast FILE|HASH [--db F] [--opts OPTS | --tinygrad-opts] [--check]\n"
           "                   [--inputs DIR] [--save DIR] [--seed N] [--debug N]",
@@ -351,7 +407,14 @@ int run(const std::vector<std::string>& args) {
           "its opts, its median time, GFLOP/s and GB/s. --opts applies the same list to every kernel\n"
           "(meant for single-kernel workloads: with several kernels, an opt illegal for one of them is\n"
           "an error naming the kernel); `--opts none`\n"
-          "runs every kernel with no opts. --check compares the output with the reference interpreter and\n"
+          "runs every kernel with no opts.\n"
+          "\n"
+          "--db F runs each kernel with its tuned opts: the winner `tunebed tune` stored in F for this kernel,\n"
+          "this device and this tunebed's action space. Each kernel then says `tuned` (and is timed against\n"
+          "the default opts, in the same process) or `default` and why: not tuned on this device, tuned under\n"
+          "another action space (stale), or stored opts that are not legal here. --opts overrides it.\n"
+          "\n"
+          "--check compares the output with the reference interpreter and\n"
           "fails (exit 1) with the max error. --reference evaluates with the reference interpreter only.\n"
           "\n"
           "With --ast, run one kernel AST instead: FILE is a canonical AST text (as `tunebed import --out`\n"
@@ -359,7 +422,8 @@ int run(const std::vector<std::string>& args) {
           "Its inputs are seeded random data (or DIR/buf<i>.npy with --inputs, i = the DEFINE_GLOBAL\n"
           "index); --check compares with the AST interpreter; --save writes every buffer after the run as\n"
           "DIR/buf<i>.npy (buf0 is the output). --tinygrad-opts applies the opts tinygrad recorded in a\n"
-          "tinygrad AST's KernelInfo, and says so when they are not legal in tunebed.\n"
+          "tinygrad AST's KernelInfo, and says so when they are not legal in tunebed. A kernel given by HASH,\n"
+          "or with --db, runs its tuned opts as above.\n"
           "\n"
           "OPTS is a comma-separated list such as UPCAST:0:4,UNROLL:0:4 (see core/opt/opt.hpp).\n"
           "--debug 2 lists the schedule's items; --debug 4 also prints each kernel's source.",
@@ -368,7 +432,7 @@ int run(const std::vector<std::string>& args) {
       "ast", po::value<std::string>(),
       "run one kernel AST: a .uop file, a tinygrad AST text file, or a kernel hash")(
       "db", po::value<std::string>()->default_value(kDefaultDb),
-      "the tuning database --ast HASH is looked up in")(
+      "tuning database: run each kernel's stored winner (and look --ast HASH up in it)")(
       "device", po::value<std::string>()->default_value("cpu"), "the device to run on")(
       "opts", po::value<std::string>(),
       "opts for every kernel (\"none\": no opts; default: TC where it fits, else hand-coded)")(
@@ -383,6 +447,7 @@ int run(const std::vector<std::string>& args) {
   cl.positional.add("workload", 1);
   cl.examples = {"tunebed run matmul:M=512,N=512,K=512 --check",
                  "tunebed run matmul:M=64,N=64,K=64 --opts UPCAST:0:4,UNROLL:0:4 --debug 4",
+                 "tunebed run matmul:M=256,N=256,K=256 --db results/tuning.db --check",
                  "tunebed run conv2d:dtype=float16 --reference --seed 3 --save /tmp/conv",
                  "tunebed run --ast kernels/3f2a9c01d4e5b6a7.uop --check --save /tmp/k",
                  "tunebed run --ast 3f2a9c --db results/tuning.db --opts none"};

@@ -164,6 +164,26 @@ std::optional<BestEntry> TuningDb::cached_best(int64_t kernel_id, int64_t device
                    st.column_text(3), st.column_text(4), st.column_double(5)};
 }
 
+StoredWinner TuningDb::stored_winner(std::string_view kernel_hash, const Device& device,
+                                     std::string_view action_space_version) {
+  Statement st = db_.prepare(R"sql(
+      SELECT b.kernel_id, b.device_id, b.action_space_version
+      FROM best b JOIN kernels k ON k.id = b.kernel_id JOIN devices d ON d.id = b.device_id
+      WHERE k.hash = ? AND d.name = ? AND d.arch = ? AND d.driver = ? AND d.compiler = ?
+        AND d.compiler_version = ?
+      ORDER BY b.action_space_version)sql");
+  st.bind_all(kernel_hash, device.name, device.arch, device.driver, device.compiler, device.compiler_version);
+  StoredWinner out;
+  while (st.step()) {
+    const std::string version = st.column_text(2);
+    if (version == action_space_version)
+      out.winner = cached_best(st.column_int(0), st.column_int(1), version);
+    else
+      out.other_versions.push_back(version);
+  }
+  return out;
+}
+
 std::vector<CommittedCandidate> TuningDb::candidates_of_run(int64_t run_id) {
   Statement st = db_.prepare(
       "SELECT seq, kernel_id, device_id, opts, status, median_us FROM candidates WHERE run_id = ? ORDER BY "

@@ -87,7 +87,6 @@ struct RetimedCandidate {
   double median_us = 0;
 };
 
-// The stored winner for one (kernel, device, action-space version): the tuning cache entry.
 // The independent check of a kernel on a device (search/tune.hpp, step 2).
 struct KernelCheck {
   int64_t kernel_id = 0, device_id = 0;
@@ -98,10 +97,18 @@ struct KernelCheck {
   std::string message, checked_at;
 };
 
+// The stored winner for one (kernel, device, action-space version): the tuning cache entry.
 struct BestEntry {
   int64_t candidate_id = 0;
   std::string run_uuid, opts, source_hash, created_at;
   double median_us = 0;
+};
+
+// What the database holds for a kernel on a device, looked up by the tuner's own keys: the
+// kernel hash, the device fingerprint (all five strings) and the action-space version.
+struct StoredWinner {
+  std::optional<BestEntry> winner;          // under the version asked for
+  std::vector<std::string> other_versions;  // versions with a winner for this kernel and device
 };
 
 // One row of v_best.

@@ -85,6 +85,10 @@ class TuningDb {
   std::optional<std::string> demotion_reason(int64_t candidate_id);
   std::optional<BestEntry> cached_best(int64_t kernel_id, int64_t device_id,
                                        std::string_view action_space_version);
+  // The winner a later run of KERNEL_HASH on DEVICE (a fingerprint; its id is ignored) should
+  // use, without writing anything: nothing when the kernel or the device is not stored.
+  StoredWinner stored_winner(std::string_view kernel_hash, const Device& device,
+                             std::string_view action_space_version);
   std::vector<CommittedCandidate> candidates_of_run(int64_t run_id);
   Run run(int64_t run_id);
   std::vector<Run> runs();

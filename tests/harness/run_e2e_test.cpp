@@ -2,11 +2,13 @@
 // and single kernel ASTs with --ast, --inputs and --save.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "results/tuning_db.hpp"
 #include "tests/data/sops_sample.hpp"
 #include "tests/harness/run_tunebed.hpp"
 
@@ -56,6 +58,51 @@ TEST(RunE2E, GivenOptsAreAppliedAndPrinted) {
   const Result none = tunebed("run matmul:M=16,N=16,K=16 --opts none");
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_NE(none.out.find("r_16_16_16  "), std::string::npos) << none.out;
+}
+
+// `tune` then `run --db`: the tuned kernel runs its stored winner and is timed against the default
+// opts; a kernel the database does not know says so; --opts wins over the database.
+TEST(RunE2E, WithADatabaseEachKernelRunsItsStoredWinnerOrSaysWhyNot) {
+  const fs::path dir = temp_dir();
+  const std::string db = (dir / "t.db").string();
+  const Result tune = tunebed("tune matmul:M=16,N=16,K=16 --budget 4 --jobs 1 --db " + db);
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  const std::vector<results::BestRow> best = results::TuningDb::open_read_only(db).best();
+  ASSERT_EQ(best.size(), 1u);
+  const std::string winner = best[0].opts.empty() ? "-" : best[0].opts;
+
+  const Result run = tunebed("run matmul:M=16,N=16,K=16 --check --db " + db);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("kernel 0  r_"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("  " + winner + "  "), std::string::npos) << winner << "\n" << run.out;
+  EXPECT_NE(run.out.find("          tuned: run " + best[0].run_uuid.substr(0, 8) + ", "), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("; default opts "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("check     ok"), std::string::npos) << run.out;
+  // The kernel named by its hash runs the winner too.
+  const Result by_hash = tunebed("run --ast " + best[0].kernel_hash.substr(0, 10) + " --check --db " + db);
+  ASSERT_EQ(by_hash.exit_code, 0) << by_hash.err;
+  EXPECT_NE(by_hash.out.find("          tuned: run "), std::string::npos) << by_hash.out;
+
+  const Result other = tunebed("run softmax:M=7,N=13 --db " + db);
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_NE(other.out.find("kernel 2  "), std::string::npos) << other.out;
+  size_t defaults = 0;
+  for (size_t at = other.out.find("default: not tuned on this device"); at != std::string::npos;
+       at = other.out.find("default: not tuned on this device", at + 1))
+    defaults++;
+  EXPECT_EQ(defaults, 3u) << other.out;
+
+  const Result given = tunebed("run matmul:M=16,N=16,K=16 --opts none --db " + db);
+  ASSERT_EQ(given.exit_code, 0) << given.err;
+  EXPECT_EQ(given.out.find("tuned:"), std::string::npos) << given.out;
+  EXPECT_EQ(given.out.find("default:"), std::string::npos) << given.out;
+
+  const Result missing = tunebed("run matmul:M=16,N=16,K=16 --db " + (dir / "missing.db").string());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err.rfind("error: --db: ", 0), 0u) << missing.err;
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+  fs::remove_all(dir);
 }
 
 TEST(RunE2E, IllegalOptsExitTwoWithTheLegalityMessage) {

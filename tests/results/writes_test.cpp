@@ -161,6 +161,32 @@ TEST_F(WritesTest, CacheIsKeyedByDeviceAndActionSpaceVersion) {
   EXPECT_EQ(db_->cached_best(kernel_, device_, "as1")->opts, "cpu-as1");
 }
 
+// stored_winner: what `tunebed run --db` and the tuned backend look up, by hash and fingerprint.
+TEST_F(WritesTest, StoredWinnerIsFoundByHashFingerprintAndVersionAndNamesOtherVersions) {
+  results::Run run2 = db_->begin_run(spec("as2"));
+  {
+    CandidateWriter w(*db_, run_.id, {.batch_rows = 1});
+    w.add(ok(kernel_, device_, "cpu-as1", 50));
+  }
+  {
+    CandidateWriter w(*db_, run2.id, {.batch_rows = 1});
+    w.add(ok(kernel_, device_, "cpu-as2", 70));
+  }
+  const StoredWinner as1 = db_->stored_winner("h-matmul", cpu(), "as1");
+  ASSERT_TRUE(as1.winner);
+  EXPECT_EQ(as1.winner->opts, "cpu-as1");
+  EXPECT_EQ(as1.winner->median_us, 50);
+  EXPECT_EQ(as1.other_versions, std::vector<std::string>{"as2"});
+  const StoredWinner as3 = db_->stored_winner("h-matmul", cpu(), "as3");  // stale: only as1 and as2
+  EXPECT_FALSE(as3.winner);
+  EXPECT_EQ(as3.other_versions, (std::vector<std::string>{"as1", "as2"}));
+  Device other_compiler = cpu();
+  other_compiler.compiler_version = "17.0.0";  // the same name, another fingerprint
+  EXPECT_FALSE(db_->stored_winner("h-matmul", other_compiler, "as1").winner);
+  EXPECT_TRUE(db_->stored_winner("h-matmul", other_compiler, "as1").other_versions.empty());
+  EXPECT_FALSE(db_->stored_winner("h-unknown", cpu(), "as1").winner);
+}
+
 TEST_F(WritesTest, CrashesAndTimeoutsAreQuarantinedForTheirKernelAndDevice) {
   int64_t other_kernel = db_->upsert_kernel(kernel("conv"));
   int64_t gpu = db_->upsert_device(cpu("gpu0"));

@@ -144,7 +144,7 @@ void compile_and_run(const KernelCompiler& compiler, OptsChooser& chooser, const
     std::snprintf(speedup, sizeof speedup, "%.2fx", t.median > 0 ? default_s / t.median : 0.0);
     std::cout << "          tuned: " << choice->why << "; default opts "
               << (plain.applied_opts.empty() ? "-" : to_string(plain.applied_opts)) << " "
-              << format_time(default_s) << ", tuned " << speedup << " of it\n";
+              << format_time(default_s) << ", speedup " << speedup << "\n";
   }
   k.run(bufs);
 }

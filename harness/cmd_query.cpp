@@ -112,6 +112,22 @@ int history(const std::vector<std::string>& args) {
   return 0;
 }
 
+// "faster than the runner-up X by 1.12x (95% CI 1.05-1.20), p = 0.003 < 0.05 over 20
+// interleaved rounds", or how the incumbent was kept.
+std::string describe(const results::Confidence& c) {
+  if (!c.challenger_opts) return "the only candidate re-timed: nothing to compare";
+  auto opts = [](const std::string& o) { return o.empty() ? std::string("(no opts)") : o; };
+  char figures[160];
+  std::snprintf(figures, sizeof figures, "%.3gx (95%% CI %.3g-%.3g), p = %.2g %s %.2g over %lld interleaved rounds",
+                c.speedup, c.speedup_low, c.speedup_high, c.p_value, c.p_value < c.level ? "<" : ">=", c.level,
+                static_cast<long long>(c.rounds));
+  if (c.kept_incumbent)
+    return "kept the incumbent " + opts(c.incumbent_opts.value_or("")) + ": the fastest median, " + opts(*c.challenger_opts) +
+           ", was faster by " + figures + ", within the noise";
+  return "faster than the runner-up " + opts(*c.challenger_opts) + " by " + figures +
+         (c.p_value < c.level ? "" : ", within the noise");
+}
+
 // The winner `why` explains: KERNEL's on DEVICE, or its only one.
 results::BestRow winner_of(results::TuningDb& db, const std::string& kernel, const po::variables_map& vm) {
   results::Filter f{.kernel = kernel};
@@ -194,6 +210,7 @@ int why(const std::vector<std::string>& args) {
   note(out, "winner on " + winner.device + ": " + winner.opts + " at " + line + " in run " +
                 winner.run_uuid.substr(0, 12) + "; " + std::to_string(near_ties) + " near-tie(s) within " +
                 results::json_number(within) + "%");
+  if (const auto c = db.confidence(winner.candidate_id)) note(out, "confidence: " + describe(*c));
   if (const auto check = db.kernel_check(kernel_id, winner.device_id)) {
     std::string how = check->status + " against the " + check->oracle;
     if (check->max_error) {

@@ -164,6 +164,17 @@ std::optional<BestEntry> TuningDb::cached_best(int64_t kernel_id, int64_t device
                    st.column_text(3), st.column_text(4), st.column_double(5)};
 }
 
+std::optional<Confidence> TuningDb::confidence(int64_t candidate_id) {
+  Statement st = db_.prepare(R"sql(
+      SELECT challenger_opts, incumbent_opts, kept_incumbent, p_value, speedup, speedup_low, speedup_high, rounds,
+             level
+      FROM winner_confidence WHERE candidate_id = ?)sql");
+  if (!st.bind_all(candidate_id).step()) return std::nullopt;
+  return Confidence{st.column_opt<std::string>(0), st.column_opt<std::string>(1), st.column_int(2) != 0,
+                    st.column_double(3), st.column_double(4), st.column_double(5),
+                    st.column_double(6), st.column_int(7),    st.column_double(8)};
+}
+
 StoredWinner TuningDb::stored_winner(std::string_view kernel_hash, const Device& device,
                                      std::string_view action_space_version) {
   Statement st = db_.prepare(R"sql(

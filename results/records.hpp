@@ -87,6 +87,20 @@ struct RetimedCandidate {
   double median_us = 0;
 };
 
+// How sure a tuning run was of the winner it declared (search/decide.hpp): the interleaved
+// re-timing's deciding comparison. Either the winner against the runner-up (the next median), or,
+// when the fastest median did not beat the incumbent (the winner stored before, else the default
+// opts) beyond the noise, that candidate against the incumbent, which kept the title.
+struct Confidence {
+  std::optional<std::string> challenger_opts;  // what the winner was tested against; none alone
+  std::optional<std::string> incumbent_opts;   // none when there was none
+  bool kept_incumbent = false;
+  double p_value = 1;  // one-sided Mann-Whitney U: the faster of the pair is not faster
+  double speedup = 1, speedup_low = 1, speedup_high = 1;  // faster over slower, medians; 95% bootstrap
+  int64_t rounds = 0;  // interleaved rounds, at most, per candidate
+  double level = 0;    // what p_value was compared with: alpha split over looks and challengers
+};
+
 // The independent check of a kernel on a device (search/tune.hpp, step 2).
 struct KernelCheck {
   int64_t kernel_id = 0, device_id = 0;

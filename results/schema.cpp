@@ -203,12 +203,31 @@ CREATE TABLE demotions (
 );
 )sql";
 
+// Version 6: how sure each declared winner is (search/decide.hpp): the deciding comparison of the
+// interleaved re-timing, its p-value and the speedup's bootstrap interval.
+constexpr std::string_view kConfidence = R"sql(
+CREATE TABLE winner_confidence (
+  candidate_id    INTEGER PRIMARY KEY REFERENCES candidates(id) ON DELETE CASCADE,
+  challenger_opts TEXT,
+  incumbent_opts  TEXT,
+  kept_incumbent  INTEGER NOT NULL CHECK (kept_incumbent IN (0, 1)),
+  p_value         REAL NOT NULL,
+  speedup         REAL NOT NULL,
+  speedup_low     REAL NOT NULL,
+  speedup_high    REAL NOT NULL,
+  rounds          INTEGER NOT NULL,
+  level           REAL NOT NULL,
+  decided_at      TEXT NOT NULL
+);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, "tables", kTables},          {2, "run-uuid-and-provenance", kRunIdentity}, {3, "views", kViews},
       {4, "fuzz-findings", kFindings}, {5, "kernel-checks-and-demotions", kChecks},
+      {6, "winner-confidence", kConfidence},
   };
   return list;
 }

@@ -70,7 +70,9 @@ class TuningDb {
   // kernel, device and action-space version even where another candidate's stored median is
   // lower: the declared winner of the latest search, not the lowest figure ever seen, is what
   // the cache serves. One transaction.
-  void declare_winner(int64_t run_id, int64_t winner_seq, const std::vector<RetimedCandidate>& retimed);
+  // CONFIDENCE, when given, is kept with the winner (confidence()).
+  void declare_winner(int64_t run_id, int64_t winner_seq, const std::vector<RetimedCandidate>& retimed,
+                      const std::optional<Confidence>& confidence = std::nullopt);
   // Quarantines opts for a kernel on a device (crashes and timeouts are quarantined on insert).
   void quarantine(int64_t kernel_id, int64_t device_id, std::string_view opts, std::string_view reason);
 
@@ -83,6 +85,8 @@ class TuningDb {
   // A stored winner that re-verification found wrong leaves `best`; REASON is kept.
   void demote(int64_t candidate_id, std::string_view reason);
   std::optional<std::string> demotion_reason(int64_t candidate_id);
+  // The confidence its run declared CANDIDATE_ID the winner with, if it was declared with one.
+  std::optional<Confidence> confidence(int64_t candidate_id);
   std::optional<BestEntry> cached_best(int64_t kernel_id, int64_t device_id,
                                        std::string_view action_space_version);
   // The winner a later run of KERNEL_HASH on DEVICE (a fingerprint; its id is ignored) should

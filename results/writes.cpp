@@ -102,8 +102,8 @@ Run TuningDb::resume_run(int64_t run_id) {
   return run(run_id);
 }
 
-void TuningDb::declare_winner(int64_t run_id, int64_t winner_seq,
-                              const std::vector<RetimedCandidate>& retimed) {
+void TuningDb::declare_winner(int64_t run_id, int64_t winner_seq, const std::vector<RetimedCandidate>& retimed,
+                              const std::optional<Confidence>& confidence) {
   Transaction tx(db_);
   for (const RetimedCandidate& r : retimed) {
     db_.prepare(R"sql(
@@ -124,6 +124,21 @@ void TuningDb::declare_winner(int64_t run_id, int64_t winner_seq,
   if (db_.changes() != 1)
     throw DbError("declare_winner: run " + std::to_string(run_id) + " has no ok candidate " +
                   std::to_string(winner_seq));
+  if (confidence) {
+    const Confidence& c = *confidence;
+    db_.prepare(R"sql(
+        INSERT INTO winner_confidence (candidate_id, challenger_opts, incumbent_opts, kept_incumbent, p_value,
+                                       speedup, speedup_low, speedup_high, rounds, level, decided_at)
+          SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM candidates WHERE run_id = ? AND seq = ?
+        ON CONFLICT (candidate_id) DO UPDATE SET challenger_opts = excluded.challenger_opts,
+          incumbent_opts = excluded.incumbent_opts, kept_incumbent = excluded.kept_incumbent,
+          p_value = excluded.p_value, speedup = excluded.speedup, speedup_low = excluded.speedup_low,
+          speedup_high = excluded.speedup_high, rounds = excluded.rounds, level = excluded.level,
+          decided_at = excluded.decided_at)sql")
+        .bind_all(c.challenger_opts, c.incumbent_opts, static_cast<int64_t>(c.kept_incumbent), c.p_value, c.speedup,
+                  c.speedup_low, c.speedup_high, c.rounds, c.level, utc_now(), run_id, winner_seq)
+        .run();
+  }
   tx.commit();
 }
 

@@ -126,7 +126,12 @@ Message encode(const RetimeJob& job) {
   w.i64(static_cast<int64_t>(job.kernels.size()));
   for (const KernelSource& k : job.kernels) put(w, k);
   put(w, job.vars, job.buffers);
-  w.i64(job.rounds);
+  w.i64(job.policy.min_rounds);
+  w.i64(job.policy.max_rounds);
+  w.i64(job.policy.step);
+  w.f64(job.policy.alpha);
+  w.f64(job.policy.max_seconds);
+  w.i64(job.incumbent.value_or(-1));
   w.f64(job.timeout_s);
   return w.bytes();
 }
@@ -136,7 +141,12 @@ RetimeJob decode_retime_job(WireReader& r) {
   job.device = r.str("device");
   for (int64_t n = r.i64("kernel count"); n > 0; n--) job.kernels.push_back(get_kernel(r));
   get_args(r, job.vars, job.buffers);
-  job.rounds = static_cast<int>(r.i64("rounds"));
+  job.policy.min_rounds = static_cast<int>(r.i64("min rounds"));
+  job.policy.max_rounds = static_cast<int>(r.i64("max rounds"));
+  job.policy.step = static_cast<int>(r.i64("step"));
+  job.policy.alpha = r.f64("alpha");
+  job.policy.max_seconds = r.f64("max seconds");
+  if (const int64_t incumbent = r.i64("incumbent"); incumbent >= 0) job.incumbent = static_cast<int>(incumbent);
   job.timeout_s = r.f64("timeout");
   r.expect_end();
   return job;
@@ -172,10 +182,13 @@ Message encode(const RetimeResult& res) {
   WireWriter w(MessageKind::retimed);
   w.u8(static_cast<uint8_t>(res.status));
   w.str(res.message);
-  w.i64(static_cast<int64_t>(res.retimed.samples.size()));
-  for (const std::vector<double>& s : res.retimed.samples) put_samples(w, s);
-  put_samples(w, res.retimed.medians);
-  w.i64(res.retimed.winner);
+  const Decision& d = res.decision;
+  w.i64(static_cast<int64_t>(d.samples.size()));
+  for (const std::vector<double>& s : d.samples) put_samples(w, s);
+  put_samples(w, d.medians);
+  for (int i : {d.winner, d.leader, d.challenger, d.rounds}) w.i64(i);
+  w.u8(d.kept_incumbent);
+  for (double x : {d.p_value, d.level, d.speedup.ratio, d.speedup.low, d.speedup.high}) w.f64(x);
   return w.bytes();
 }
 
@@ -183,9 +196,12 @@ RetimeResult decode_retime_result(WireReader& r) {
   RetimeResult res;
   res.status = get_status(r);
   res.message = r.str("message");
-  for (int64_t n = r.i64("candidate count"); n > 0; n--) res.retimed.samples.push_back(get_samples(r));
-  res.retimed.medians = get_samples(r);
-  res.retimed.winner = static_cast<int>(r.i64("winner"));
+  Decision& d = res.decision;
+  for (int64_t n = r.i64("candidate count"); n > 0; n--) d.samples.push_back(get_samples(r));
+  d.medians = get_samples(r);
+  for (int* i : {&d.winner, &d.leader, &d.challenger, &d.rounds}) *i = static_cast<int>(r.i64("decision index"));
+  d.kept_incumbent = r.u8("kept incumbent") != 0;
+  for (double* x : {&d.p_value, &d.level, &d.speedup.ratio, &d.speedup.low, &d.speedup.high}) *x = r.f64("confidence");
   r.expect_end();
   return res;
 }

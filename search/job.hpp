@@ -8,8 +8,8 @@
 // timing parameters. A job without an expectation is not verified and can return its output
 // instead: that is how the unoptimized kernel's output is read for the independent check.
 //
-// A RetimeJob re-times several already verified candidates on the same buffers, interleaved
-// (measure.hpp's interleaved_retime), inside one worker so that they share one clock.
+// A RetimeJob re-times several already verified candidates on the same buffers, interleaved, and
+// decides which is fastest (decide.hpp), inside one worker so that they share one clock.
 //
 // Both cross the worker's socket as frames of wire.hpp's fields, the first byte a MessageKind.
 #pragma once
@@ -23,6 +23,7 @@
 #include "core/ir/host_buffer.hpp"
 #include "core/runtime/device.hpp"
 #include "results/records.hpp"
+#include "search/decide.hpp"
 #include "search/measure.hpp"
 #include "search/wire.hpp"
 
@@ -61,14 +62,15 @@ struct RetimeJob {
   std::vector<KernelSource> kernels;
   std::vector<int32_t> vars;
   std::vector<HostBuffer> buffers;
-  int rounds = 10;
+  DecisionPolicy policy;
+  std::optional<int> incumbent;  // the index of the kernel that holds the title, if any
   double timeout_s = 30;
 };
 
 struct RetimeResult {
   CandidateStatus status = CandidateStatus::ok;  // ok, or what went wrong for all of them
   std::string message;
-  Retimed retimed;
+  Decision decision;
 };
 
 // Message kinds: the first payload byte.

@@ -39,17 +39,4 @@ double launch_seconds(const std::string& source, double seconds) {
   return launch_price() ? launch_price()(source) : seconds;
 }
 
-Retimed interleaved_retime(int n, int rounds, const std::function<double(int)>& time_once) {
-  Retimed r;
-  r.samples.assign(n, {});
-  for (int i = 0; i < n; i++) time_once(i);
-  for (int round = 0; round < rounds; round++)
-    for (int i = 0; i < n; i++) r.samples[i].push_back(time_once(i));
-  for (int i = 0; i < n; i++) {
-    r.medians.push_back(rounds > 0 ? median(r.samples[i]) : INFINITY);
-    if (r.winner < 0 || r.medians[i] < r.medians[r.winner]) r.winner = i;
-  }
-  return r;
-}
-
 }  // namespace tunebed::search

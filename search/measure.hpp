@@ -8,10 +8,11 @@
 // verification run counts as one warm-up; a second is needed: the launch right after it measured
 // up to twice the later ones (the check had streamed the expected values through the caches).
 //
-// Re-timing (interleaved_retime). Timings drift: clocks boost and throttle, another process
-// wakes up. Timing the top-k one after another gives the drift to whoever ran during the quiet
-// moment, so before a winner is declared the top-k are re-timed round-robin (A B C A B C ...):
-// every candidate sees the same drift, and the winner is the lowest median of those samples.
+// Re-timing (decide.hpp). Timings drift: clocks boost and throttle, another process wakes up.
+// Timing the top-k one after another gives the drift to whoever ran during the quiet moment, so
+// before a winner is declared the top-k are re-timed round-robin (A B C A B C ...): every
+// candidate sees the same drift, and a test on those samples, not a comparison of two medians,
+// decides which is faster.
 //
 // Pricing (set_launch_price). A launch's seconds are the device's (Program::run). A test of the
 // search logic, whose verdict must not depend on the machine's load, installs a price per kernel
@@ -45,15 +46,6 @@ struct TimingParams {
 std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params);
 
 double median(std::vector<double> samples);  // of a non-empty list; the mean of the middle two if even
-
-struct Retimed {
-  std::vector<std::vector<double>> samples;  // per candidate, in measurement order
-  std::vector<double> medians;
-  int winner = -1;  // the lowest median (the earliest on a tie)
-};
-// Times N candidates ROUNDS times each, round-robin, after one untimed warm-up launch of each.
-// time_once(i) launches candidate i once and returns its seconds.
-Retimed interleaved_retime(int n, int rounds, const std::function<double(int)>& time_once);
 
 using LaunchPrice = std::function<double(const std::string& source)>;
 void set_launch_price(LaunchPrice price);  // an empty one restores the device's seconds

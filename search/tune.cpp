@@ -213,19 +213,23 @@ results::KernelCheck check_root(TuneTarget& target, WorkerPool& pool, Job& proto
   return check;
 }
 
-// The states, already verified, re-timed interleaved in one worker; nullopt if that failed.
-std::optional<Retimed> retime(TuneTarget& target, WorkerPool& pool, const Job& proto,
-                              const TuneOptions& options, const std::vector<Path>& states) {
+// The states, already verified, re-timed interleaved in one worker and decided between
+// (decide.hpp); nullopt if that failed.
+std::optional<Decision> retime(TuneTarget& target, WorkerPool& pool, const Job& proto, const TuneOptions& options,
+                               const std::vector<Path>& states, std::optional<int> incumbent) {
   RetimeJob job;
   job.device = options.device;
   job.buffers = proto.buffers;
   job.vars = proto.vars;
-  job.rounds = options.retime_rounds;
-  job.timeout_s = options.timing.timeout_s * static_cast<double>(states.size());
+  job.policy = options.decision;
+  job.incumbent = incumbent;
+  // Every round of every candidate may take up to the run timeout, plus the max_seconds of rounds
+  // added where candidates are close.
+  job.timeout_s = options.timing.timeout_s * static_cast<double>(states.size()) + options.decision.max_seconds;
   for (const Path& p : states) job.kernels.push_back(target.render(p));
   RetimeResult r = pool.retime(job);
   if (r.status != CandidateStatus::ok) return std::nullopt;
-  return r.retimed;
+  return r.decision;
 }
 
 // The stored winner, run and verified again (and timed against the baseline, when there is one);
@@ -269,7 +273,7 @@ std::optional<TuneResult> cache_hit(TuneTarget& target, WorkerPool& pool, result
     return hit;
   }
   if (r[1].status != CandidateStatus::ok) return hit;
-  if (std::optional<Retimed> t = retime(target, pool, proto, options, states)) {
+  if (std::optional<Decision> t = retime(target, pool, proto, options, states, std::nullopt)) {
     hit.median_s = t->medians[0];
     hit.baseline_s = t->medians[1];
   } else {
@@ -278,56 +282,82 @@ std::optional<TuneResult> cache_hit(TuneTarget& target, WorkerPool& pool, result
   return hit;
 }
 
-// The top-k distinct correct states and the baseline, re-timed interleaved; the lowest median
-// wins and becomes the stored best.
+// STATE joins RANKED (if it ran correctly in this run, measured now outside the search's budget
+// if the search did not reach it: a yardstick, not a proposal); its index there, or nullopt.
+std::optional<int> rank_also(const Path& state, TuneTarget& target, TuneCost& cost, std::vector<Evaluated>& ranked) {
+  const std::string key = target.space->key(state);
+  if (!cost.known().contains(key)) cost.evaluate({state}, std::nullopt);
+  auto it = cost.known().find(key);
+  if (it == cost.known().end() || !std::isfinite(it->second.cost)) return std::nullopt;
+  auto at = std::ranges::find(ranked, key, &Evaluated::key);
+  if (at == ranked.end()) at = ranked.insert(ranked.end(), {state, key, it->second.cost});
+  return static_cast<int>(at - ranked.begin());
+}
+
+// The top-k distinct correct states, the baseline and the incumbent (the winner stored before this
+// run, if it still parses; else the baseline) are re-timed interleaved and decided between
+// (decide.hpp): a candidate replaces the incumbent only when it is faster beyond the noise. The
+// winner becomes the stored best, with the decision's confidence.
 void declare_winner(TuneTarget& target, WorkerPool& pool, results::TuningDb& db,
-                    results::CandidateWriter& writer, const SearchContext& ctx, TuneCost& cost,
-                    const Job& proto, const TuneOptions& options, int64_t run_id, TuneResult& result) {
+                    results::CandidateWriter& writer, const SearchContext& ctx, TuneCost& cost, const Job& proto,
+                    const TuneOptions& options, int64_t run_id, const std::optional<Path>& stored,
+                    TuneResult& result) {
   std::vector<Evaluated> ranked;
   for (const Evaluated& e : ctx.history())
     if (std::isfinite(e.cost)) ranked.push_back(e);
   std::ranges::stable_sort(ranked, {}, &Evaluated::cost);
   ranked.resize(std::min<size_t>(ranked.size(), static_cast<size_t>(std::max(1, options.top_k))));
+  std::optional<int> baseline, incumbent;
   if (target.baseline) {
     result.baseline_opts = target.space->key(*target.baseline);
-    // Outside the search's budget: the baseline is the yardstick, not a proposal.
-    if (!cost.known().contains(result.baseline_opts)) cost.evaluate({*target.baseline}, std::nullopt);
-    auto it = cost.known().find(result.baseline_opts);
-    const bool ranked_already =
-        std::ranges::any_of(ranked, [&](const Evaluated& e) { return e.key == result.baseline_opts; });
-    if (it != cost.known().end() && std::isfinite(it->second.cost) && !ranked_already)
-      ranked.push_back({*target.baseline, it->first, it->second.cost});
+    baseline = rank_also(*target.baseline, target, cost, ranked);
   }
+  incumbent = stored ? rank_also(*stored, target, cost, ranked) : std::nullopt;
+  if (!incumbent) incumbent = baseline;
   writer.flush();  // declare_winner below names candidates by their committed seq
   if (ranked.empty()) return;
   std::vector<double> medians;
   for (const Evaluated& e : ranked) medians.push_back(e.cost);
   std::vector<results::RetimedCandidate> retimed;
+  std::optional<results::Confidence> confidence;
+  size_t winner = static_cast<size_t>(std::ranges::min_element(medians) - medians.begin());
   if (ranked.size() > 1) {
     std::vector<Path> states;
     for (const Evaluated& e : ranked) states.push_back(e.path);
-    if (std::optional<Retimed> t = retime(target, pool, proto, options, states)) {
-      medians = t->medians;
+    if (std::optional<Decision> d = retime(target, pool, proto, options, states, incumbent)) {
+      medians = d->medians;
+      winner = static_cast<size_t>(d->winner);
       for (size_t i = 0; i < ranked.size(); i++) {
         std::vector<double> us;
-        for (double s : t->samples[i]) us.push_back(s * 1e6);
+        for (double s : d->samples[i]) us.push_back(s * 1e6);
         retimed.push_back({cost.known().at(ranked[i].key).seq, std::move(us), medians[i] * 1e6});
       }
-    }  // else the search's own figures stand
+      confidence = results::Confidence{
+          .challenger_opts = d->challenger >= 0 ? std::optional(ranked[static_cast<size_t>(d->challenger)].key)
+                                              : std::nullopt,
+          .incumbent_opts = incumbent ? std::optional(ranked[static_cast<size_t>(*incumbent)].key) : std::nullopt,
+          .kept_incumbent = d->kept_incumbent,
+          .p_value = d->p_value,
+          .speedup = d->speedup.ratio,
+          .speedup_low = d->speedup.low,
+          .speedup_high = d->speedup.high,
+          .rounds = d->rounds,
+          .level = d->level};
+    }  // else the search's own figures stand, and the lowest median wins
   }
-  const size_t winner = static_cast<size_t>(std::ranges::min_element(medians) - medians.begin());
   result.opts = ranked[winner].key;
   result.median_s = medians[winner];
-  for (size_t i = 0; i < ranked.size(); i++)
-    if (target.baseline && ranked[i].key == result.baseline_opts) result.baseline_s = medians[i];
-  db.declare_winner(run_id, cost.known().at(result.opts).seq, retimed);
+  result.confidence = confidence;
+  if (baseline) result.baseline_s = medians[static_cast<size_t>(*baseline)];
+  db.declare_winner(run_id, cost.known().at(result.opts).seq, retimed, confidence);
 }
 
 // The search within RUN_ID, its candidates recorded as they come; sets result.interrupted when
-// stopped.
+// stopped. STORED: the winner stored before the run, the incumbent of declare_winner.
 void search_in_run(TuneTarget& target, Strategy& strategy, WorkerPool& pool, results::TuningDb& db,
                    const Job& proto, const TuneOptions& options, int64_t run_id, int64_t kernel_id,
-                   int64_t device_id, std::map<std::string, Known> committed, TuneResult& result) {
+                   int64_t device_id, std::map<std::string, Known> committed, const std::optional<Path>& stored,
+                   TuneResult& result) {
   std::vector<std::string> q = db.quarantined_opts(kernel_id, device_id);
   result.run_id = run_id;
   results::CandidateWriter writer(db, run_id);
@@ -341,7 +371,7 @@ void search_in_run(TuneTarget& target, Strategy& strategy, WorkerPool& pool, res
   }
   if (!result.interrupted) {
     try {
-      declare_winner(target, pool, db, writer, ctx, cost, proto, options, run_id, result);
+      declare_winner(target, pool, db, writer, ctx, cost, proto, options, run_id, stored, result);
     } catch (const Stopped&) {
       result.interrupted = true;  // while measuring the baseline
     }
@@ -412,9 +442,11 @@ TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, result
 
   TuneResult result;
   result.demoted = demoted;
+  std::optional<Path> stored;
+  if (auto best = db.cached_best(kernel_id, device_id, target.action_space_version)) stored = target.parse(best->opts);
   try {
     search_in_run(target, strategy, pool, db, proto, options, *run_id, kernel_id, device_id,
-                  std::move(committed), result);
+                  std::move(committed), stored, result);
   } catch (...) {
     if (own_run) db.finish_run(*run_id, results::RunStatus::failed);
     throw;

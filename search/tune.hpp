@@ -18,12 +18,14 @@
 //               this kernel and device) are never run again. A resumed run answers committed
 //               candidates from the database, so the same seed replays the same proposals
 //               without redoing them;
-//   4. winner   the top-k correct candidates and the baseline (TuneTarget::baseline: for real
-//               kernels the default opts, what runs when nobody searched; measured as one more
-//               candidate of the run if the search did not reach it) are re-timed interleaved in
-//               one worker and the lowest median wins (measure.hpp). So the tuned and the default
-//               times come from one measurement, and the winner is never slower than the default
-//               opts: serving it (search/tuned_opts.hpp) cannot make a kernel slower. The re-timed medians replace the search's
+//   4. winner   the top-k correct candidates, the baseline (TuneTarget::baseline: for real
+//               kernels the default opts, what runs when nobody searched) and the winner stored
+//               before this run (on a retune) are re-timed interleaved in one worker, each
+//               measured as one more candidate of the run if the search did not reach it. A test
+//               on their samples decides (decide.hpp): the incumbent (the stored winner, else the
+//               baseline) keeps the title unless a candidate is faster beyond the noise. So the
+//               tuned and the default times come from one measurement, the winner is not slower
+//               than the default opts in it, and the decision's confidence is stored with it. The re-timed medians replace the search's
 //               in the database and the winner becomes the stored best (TuningDb::declare_winner):
 //               the database serves what tune() declared, not the lowest quick-look median.
 //
@@ -105,7 +107,7 @@ struct TuneOptions {
   Budget budget;
   TimingParams timing;
   int top_k = 3;  // re-timed interleaved before the winner is declared
-  int retime_rounds = 10;
+  DecisionPolicy decision;  // how they are re-timed and decided between (decide.hpp)
   bool retune = false;
   uint64_t seed = 0;                  // the strategy's seed, as stored with the run
   uint64_t input_seed = 0;            // the inputs every candidate runs on
@@ -120,6 +122,8 @@ struct TuneResult {
   bool interrupted = false;            // stopped through TuneOptions::stop; no winner declared
   std::string opts;                    // the winner's
   double median_s = 0;                 // the winner's, from re-timing (or re-verification on a cache hit)
+  // How sure the decision was (decide.hpp); none when fewer than two candidates were re-timed.
+  std::optional<results::Confidence> confidence;
   std::string baseline_opts;         // the baseline's, when the target has one
   std::optional<double> baseline_s;  // timed with the winner; none if it failed or is absent
   int64_t run_id = 0;                  // 0 on a cache hit

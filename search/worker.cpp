@@ -131,7 +131,7 @@ RetimeResult serve_retime(const RetimeJob& job) {
     std::vector<std::unique_ptr<Program>> programs;
     for (const KernelSource& k : job.kernels) programs.push_back(device->compile(k.source, k.entry));
     DeviceArgs args = upload(*device, job.buffers, std::nullopt);
-    r.retimed = interleaved_retime(static_cast<int>(programs.size()), job.rounds, [&](int i) {
+    r.decision = decide(static_cast<int>(programs.size()), job.incumbent, job.policy, [&](int i) {
       return launch_seconds(job.kernels[i].source,
                             programs[i]->run(args.bufs, job.vars, job.kernels[i].dims));
     });

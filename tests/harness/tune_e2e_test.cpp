@@ -94,6 +94,9 @@ TEST_F(TuneE2E, TunesAWorkloadThenServesItFromTheCache) {
   EXPECT_NE(why.out.find("independent check on cpu: ok against the ast-interpreter+eigen (max error "),
             std::string::npos)
       << why.out;
+  // The decision's confidence (search/decide.hpp) is stored with the winner and shown.
+  EXPECT_NE(why.out.find("confidence: "), std::string::npos) << why.out;
+  EXPECT_NE(why.out.find(" interleaved rounds"), std::string::npos) << why.out;
   Result runs = tunebed("query runs --format csv --db " + db_);
   EXPECT_NE(runs.out.find("completed"), std::string::npos) << runs.out;
 

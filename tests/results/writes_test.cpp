@@ -161,6 +161,38 @@ TEST_F(WritesTest, CacheIsKeyedByDeviceAndActionSpaceVersion) {
   EXPECT_EQ(db_->cached_best(kernel_, device_, "as1")->opts, "cpu-as1");
 }
 
+TEST_F(WritesTest, AWinnerIsDeclaredWithItsConfidence) {
+  {
+    CandidateWriter w(*db_, run_.id, {.batch_rows = 1});
+    w.add(ok(kernel_, device_, "a", 50));
+    w.add(ok(kernel_, device_, "b", 52));
+  }
+  const Confidence c{.challenger_opts = "b",
+                     .incumbent_opts = "b",
+                     .kept_incumbent = false,
+                     .p_value = 0.001,
+                     .speedup = 1.04,
+                     .speedup_low = 1.01,
+                     .speedup_high = 1.07,
+                     .rounds = 25,
+                     .level = 0.007};
+  db_->declare_winner(run_.id, 1, {}, c);
+  const std::optional<BestEntry> best = db_->cached_best(kernel_, device_, "as1");
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->opts, "a");
+  const std::optional<Confidence> back = db_->confidence(best->candidate_id);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->challenger_opts, "b");
+  EXPECT_EQ(back->incumbent_opts, "b");
+  EXPECT_FALSE(back->kept_incumbent);
+  EXPECT_EQ(back->p_value, 0.001);
+  EXPECT_EQ(back->speedup_low, 1.01);
+  EXPECT_EQ(back->speedup_high, 1.07);
+  EXPECT_EQ(back->rounds, 25);
+  EXPECT_EQ(back->level, 0.007);
+  EXPECT_FALSE(db_->confidence(best->candidate_id + 1));  // b was not declared
+}
+
 // stored_winner: what `tunebed run --db` and the tuned backend look up, by hash and fingerprint.
 TEST_F(WritesTest, StoredWinnerIsFoundByHashFingerprintAndVersionAndNamesOtherVersions) {
   results::Run run2 = db_->begin_run(spec("as2"));

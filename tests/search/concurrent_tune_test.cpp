@@ -36,7 +36,7 @@ struct Outcome {
     TuneOptions o;
     o.budget.candidates = 8;
     o.timing = {.warmup = 1, .runs = 3, .early_stop_s = std::nullopt, .timeout_s = 5};
-    o.retime_rounds = 3;
+    o.decision = {.min_rounds = 3, .max_rounds = 3};
     char go = 0;
     if (::read(release_fd, &go, 1) != 1) ::_exit(3);  // both start together
     TuneResult r = tune(target.target(), *beam, pool, db, o);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "search/decide.hpp"
 #include "search/job.hpp"
 #include "search/strategy.hpp"
 
@@ -33,7 +34,8 @@ TEST(Retime, InterleavingPicksTheTrulyFasterOfTwoNearTies) {
   int wins = 0, sequential_wins = 0;
   for (uint64_t seed = 1; seed <= 20; seed++) {
     DriftingClock clock(seed);
-    Retimed r = interleaved_retime(2, 15, [&](int i) { return clock.time(truth[i]); });
+    const Decision r =
+        decide(2, std::nullopt, {.min_rounds = 15, .max_rounds = 15}, [&](int i) { return clock.time(truth[i]); });
     ASSERT_EQ(r.samples[0].size(), 15u);
     wins += r.winner == 1;
 

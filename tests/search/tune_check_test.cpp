@@ -36,7 +36,7 @@ struct TuneCheck : ::testing::Test {
   TuneOptions options() const {
     TuneOptions o;
     o.timing = {.warmup = 0, .runs = 1, .early_stop_s = std::nullopt, .timeout_s = 5};
-    o.retime_rounds = 1;
+    o.decision = {.min_rounds = 1, .max_rounds = 1};
     return o;
   }
   // One tune() into this test's database.

@@ -44,7 +44,7 @@ struct TuneProgress : ::testing::Test {
   TuneOptions options() {
     TuneOptions o;
     o.timing = {.warmup = 1, .runs = 3, .early_stop_s = std::nullopt, .timeout_s = 2};
-    o.retime_rounds = 5;
+    o.decision = {.min_rounds = 5, .max_rounds = 5};
     o.on_event = [this](const TuneEvent& e) {
       events.push_back(e);
       if (e.result) done = *e.result;

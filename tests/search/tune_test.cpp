@@ -64,7 +64,7 @@ struct TuneDriver : ::testing::Test {
   TuneOptions options() const {
     TuneOptions o;
     o.timing = {.warmup = 1, .runs = 3, .early_stop_s = std::nullopt, .timeout_s = 0.5};
-    o.retime_rounds = 5;
+    o.decision = {.min_rounds = 5, .max_rounds = 5};
     o.seed = 1;
     return o;
   }

@@ -130,13 +130,18 @@ TEST(WorkerPool, RetimeRunsEveryKernelInterleaved) {
   job.kernels = {a.kernel,
                  job_for("add_one_slow", "  for (int r = 0; r < 200; r++)\n" + add_one_body).kernel};
   job.buffers = a.buffers;
-  job.rounds = 5;
+  job.policy = {.min_rounds = 5, .max_rounds = 5};
+  job.incumbent = 1;  // the slow one holds the title, and loses it: 200x is beyond any noise
   RetimeResult r = pool.retime(job);
   ASSERT_EQ(r.status, CandidateStatus::ok) << r.message;
-  ASSERT_EQ(r.retimed.samples.size(), 2u);
-  EXPECT_EQ(r.retimed.samples[0].size(), 5u);
-  EXPECT_EQ(r.retimed.samples[1], std::vector<double>(5, test::repeat_seconds(job.kernels[1].source)));
-  EXPECT_EQ(r.retimed.winner, 0);
+  ASSERT_EQ(r.decision.samples.size(), 2u);
+  EXPECT_EQ(r.decision.samples[0].size(), 5u);
+  EXPECT_EQ(r.decision.samples[1], std::vector<double>(5, test::repeat_seconds(job.kernels[1].source)));
+  EXPECT_EQ(r.decision.winner, 0);
+  EXPECT_FALSE(r.decision.kept_incumbent);
+  EXPECT_EQ(r.decision.challenger, 1);
+  EXPECT_TRUE(r.decision.significant());
+  EXPECT_NEAR(r.decision.speedup.ratio, 200, 1e-9);
 }
 
 }  // namespace

@@ -112,20 +112,21 @@ int history(const std::vector<std::string>& args) {
   return 0;
 }
 
-// "faster than the runner-up X by 1.12x (95% CI 1.05-1.20), p = 0.003 < 0.05 over 20
-// interleaved rounds", or how the incumbent was kept.
+// "faster than the runner-up X by 1.12x (95% CI 1.05-1.20), p = 0.003 < 0.0024 over 20
+// interleaved rounds", or that it was not told apart from it, or how the incumbent was kept.
 std::string describe(const results::Confidence& c) {
   if (!c.challenger_opts) return "the only candidate re-timed: nothing to compare";
   auto opts = [](const std::string& o) { return o.empty() ? std::string("(no opts)") : o; };
+  const bool significant = c.p_value < c.level;
   char figures[160];
-  std::snprintf(figures, sizeof figures, "%.3gx (95%% CI %.3g-%.3g), p = %.2g %s %.2g over %lld interleaved rounds",
-                c.speedup, c.speedup_low, c.speedup_high, c.p_value, c.p_value < c.level ? "<" : ">=", c.level,
+  std::snprintf(figures, sizeof figures, "%.2fx (95%% CI %.2f-%.2f), p = %.2g %s %.2g over %lld interleaved rounds",
+                c.speedup, c.speedup_low, c.speedup_high, c.p_value, significant ? "<" : ">=", c.level,
                 static_cast<long long>(c.rounds));
   if (c.kept_incumbent)
-    return "kept the incumbent " + opts(c.incumbent_opts.value_or("")) + ": the fastest median, " + opts(*c.challenger_opts) +
-           ", was faster by " + figures + ", within the noise";
-  return "faster than the runner-up " + opts(*c.challenger_opts) + " by " + figures +
-         (c.p_value < c.level ? "" : ", within the noise");
+    return "kept the incumbent " + opts(c.incumbent_opts.value_or("")) + ": the fastest median, " +
+           opts(*c.challenger_opts) + ", was faster by " + figures + ", within the noise";
+  if (significant) return "faster than the runner-up " + opts(*c.challenger_opts) + " by " + figures;
+  return "not told apart from the runner-up " + opts(*c.challenger_opts) + ": " + figures + ", within the noise";
 }
 
 // The winner `why` explains: KERNEL's on DEVICE, or its only one.

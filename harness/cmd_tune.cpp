@@ -181,7 +181,7 @@ Session start_session(const po::variables_map& vm, const TuneDefaults& defaults)
   const std::string db_path = vm["db"].as<std::string>();
   if (vm.count("resume")) {
     for (const char* planned :
-         {"workload", "manifest", "shard", "strategy", "width", "budget", "seconds", "seed", "retune"})
+         {"workload", "manifest", "shard", "strategy", "exhaustive", "width", "budget", "seconds", "seed", "retune"})
       if (vm.count(planned) && !vm[planned].defaulted())
         throw UsageError("--resume finishes the run's own plan with its own options: drop --" +
                          std::string(planned));
@@ -264,8 +264,9 @@ int run(const std::vector<std::string>& args) {
       ("shard", po::value<std::string>(), "tune only the I-th of N round-robin slices, I/N")     //
       ("resume", po::value<std::string>(), "finish this interrupted run (id or uuid prefix)")    //
       ("device", po::value<std::string>()->default_value("cpu"), "device to tune on")            //
-      ("strategy", po::value<std::string>()->default_value("beam"), "beam, random, hill or annealing")(
+      ("strategy", po::value<std::string>()->default_value("beam"), "beam, random, hill, annealing or exhaustive")(
           "width", po::value<int>()->default_value(2), "beam width")                            //
+      ("exhaustive", po::bool_switch(), "every candidate breadth-first, to --budget: data for `tunebed replay`")  //
       ("budget", po::value<int64_t>()->default_value(24), "candidates per kernel at most")      //
       ("seconds", po::value<double>()->default_value(60), "wall seconds per kernel at most")    //
       ("seed", po::value<uint64_t>()->default_value(0), "seed of the strategy and the inputs")  //
@@ -284,7 +285,10 @@ int run(const std::vector<std::string>& args) {
   const std::string db_path = (*vm)["db"].as<std::string>();
   const std::string device = (*vm)["device"].as<std::string>();
   if (device != "cpu") throw UsageError("tune renders kernels for the CPU only so far, not '" + device + "'");
-  const TuneDefaults defaults{(*vm)["strategy"].as<std::string>(), (*vm)["budget"].as<int64_t>(),
+  if ((*vm)["exhaustive"].as<bool>() && !(*vm)["strategy"].defaulted())
+    throw UsageError("--exhaustive is a strategy: drop --strategy");
+  const std::string strategy = (*vm)["exhaustive"].as<bool>() ? "exhaustive" : (*vm)["strategy"].as<std::string>();
+  const TuneDefaults defaults{strategy, (*vm)["budget"].as<int64_t>(),
                               (*vm)["seconds"].as<double>(), (*vm)["width"].as<int>()};
   if (defaults.budget < 1) throw UsageError("--budget must be at least 1");
   make_strategy(defaults.strategy, 0, defaults.width);  // a bad name fails before any work

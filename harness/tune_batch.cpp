@@ -168,7 +168,8 @@ std::unique_ptr<search::Strategy> make_strategy(const std::string& name, uint64_
   if (name == "random") return search::make_random({.seed = seed});
   if (name == "hill") return search::make_hill_climb({.seed = seed});
   if (name == "annealing") return search::make_annealing({.seed = seed});
-  throw UsageError("unknown strategy '" + name + "' (expected beam, random, hill or annealing)");
+  if (name == "exhaustive") return search::make_exhaustive({});
+  throw UsageError("unknown strategy '" + name + "' (expected beam, random, hill, annealing or exhaustive)");
 }
 
 }  // namespace tunebed::cli

@@ -98,7 +98,7 @@ class SearchContext {
 class Strategy {
  public:
   virtual ~Strategy() = default;
-  virtual std::string name() const = 0;         // "beam", "random", "hill", "annealing"
+  virtual std::string name() const = 0;         // "beam", "random", "hill", "annealing", "exhaustive"
   virtual std::string params_json() const = 0;  // its parameters, for the tuning database
   // Proposes states through CTX until it is done or the budget is spent.
   virtual void search(SearchContext& ctx) = 0;
@@ -156,6 +156,15 @@ struct AnnealingParams {
   int64_t steps = 400;
 };
 std::unique_ptr<Strategy> make_annealing(AnnealingParams params);
+
+// Every state breadth-first from the root, in action order, BATCH at a time, to MAX_DEPTH actions,
+// until the budget is spent: complete data for replay (replay.hpp). States reached by two paths
+// are one candidate (SearchContext), so the levels shrink to the distinct opts strings.
+struct ExhaustiveParams {
+  int batch = 8;
+  int max_depth = 8;
+};
+std::unique_ptr<Strategy> make_exhaustive(ExhaustiveParams params);
 
 // --- helpers the strategies share ---
 

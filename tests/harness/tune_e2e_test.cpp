@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -104,6 +105,33 @@ TEST_F(TuneE2E, TunesAWorkloadThenServesItFromTheCache) {
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_NE(second.out.find(" hit "), std::string::npos) << "the second tuning must be a cache hit:\n"
                                                          << second.out;
+}
+
+// `tune --exhaustive` makes complete data; `replay` runs strategies against it without timing.
+TEST_F(TuneE2E, ReplayRunsAStrategyAgainstAnExhaustiveRunsMeasurements) {
+  const Result made = tune("matmul:M=16,N=16,K=16 --exhaustive --budget 30 --seconds 600");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const Result runs = tunebed("query runs --format csv --db " + db_);
+  EXPECT_NE(runs.out.find("exhaustive"), std::string::npos) << runs.out;
+
+  const Result beam = tunebed("replay --strategy beam --budget 10 --db " + db_);
+  ASSERT_EQ(beam.exit_code, 0) << beam.err;
+  EXPECT_NE(beam.out.find("kernel        device  stored  proposed  missing  best_us"), std::string::npos) << beam.out;
+  EXPECT_NE(beam.out.find("beam came within 5% of the best stored time on "), std::string::npos) << beam.out;
+
+  const Result curve = tunebed("replay --strategy random --seed 4 --budget 7 --curve --format csv --db " + db_);
+  ASSERT_EQ(curve.exit_code, 0) << curve.err;
+  EXPECT_EQ(curve.out.rfind("kernel,device,index,opts,us,best_us", 0), 0u) << curve.out;
+  EXPECT_EQ(std::count(curve.out.begin(), curve.out.end(), '\n'), 1 + 7) << curve.out;
+
+  const Result bad = tunebed("replay --strategy greedy --db " + db_);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown strategy 'greedy'"), std::string::npos) << bad.err;
+  EXPECT_EQ(tunebed("replay --budget 0 --db " + db_).exit_code, 2);
+  EXPECT_EQ(tunebed("replay --kernel ffff --db " + db_).exit_code, 2);
+  const Result both = tune("matmul:M=16,N=16,K=16 --exhaustive --strategy beam");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("--exhaustive is a strategy"), std::string::npos) << both.err;
 }
 
 TEST_F(TuneE2E, BadInputIsAUsageError) {

@@ -89,6 +89,7 @@ std::vector<std::unique_ptr<Strategy>> every_strategy(uint64_t seed) {
   s.push_back(make_random({.seed = seed, .batch = 3}));
   s.push_back(make_hill_climb({.seed = seed, .batch = 3}));
   s.push_back(make_annealing({.seed = seed, .batch = 3, .steps = 300}));
+  s.push_back(make_exhaustive({.batch = 3}));
   return s;
 }
 
@@ -152,7 +153,8 @@ TEST(Strategies, SameSeedAndCostsGiveTheSameProposals) {
 TEST(Strategies, ADifferentSeedGivesADifferentSequence) {
   SeparableSpace space = fixed_space();
   auto a = every_strategy(1), b = every_strategy(2);
-  for (size_t i = 1; i < a.size(); i++) {  // all but BEAM, which draws nothing
+  for (size_t i = 1; i < a.size(); i++) {  // all but BEAM and EXHAUSTIVE, which draw nothing
+    if (a[i]->name() == "exhaustive") continue;
     CountingCost ca(space), cb(space);
     EXPECT_NE(keys_of(run_search(*a[i], space, ca, {.candidates = 30})),
               keys_of(run_search(*b[i], space, cb, {.candidates = 30})))
@@ -182,6 +184,22 @@ TEST(Strategies, HillClimbingImprovesOnTheRoot) {
   EXPECT_LT(cost.states, 1 + 12 + 9 + 6 + 3);
 }
 
+TEST(Exhaustive, VisitsEveryStateOnceBreadthFirstAndFindsTheOptimum) {
+  SeparableSpace space = fixed_space();  // 4^4 = 256 distinct settings
+  CountingCost cost(space);
+  auto all = make_exhaustive({.batch = 8});
+  const SearchResult r = run_search(*all, space, cost, {});
+  EXPECT_EQ(r.history.size(), 256u);
+  EXPECT_FALSE(cost.repeated);
+  EXPECT_EQ(r.best->cost, space.optimum());
+  // Breadth-first: no state is evaluated before every state with fewer knobs set.
+  for (size_t i = 1; i < r.history.size(); i++)
+    EXPECT_GE(r.history[i].path.size(), r.history[i - 1].path.size()) << i;
+  CountingCost shallow_cost(space);
+  auto shallow = make_exhaustive({.max_depth = 1});
+  EXPECT_EQ(run_search(*shallow, space, shallow_cost, {}).history.size(), 1u + 12u);  // the root, its children
+}
+
 TEST(Strategies, BadParametersAreRefusedWithTheirName) {
   try {
     make_beam({.width = 0});
@@ -191,6 +209,8 @@ TEST(Strategies, BadParametersAreRefusedWithTheirName) {
   }
   EXPECT_THROW(make_random({.batch = 0}), std::invalid_argument);
   EXPECT_THROW(make_annealing({.t_start = 0}), std::invalid_argument);
+  EXPECT_THROW(make_exhaustive({.batch = 0}), std::invalid_argument);
+  EXPECT_THROW(make_exhaustive({.max_depth = -1}), std::invalid_argument);
 }
 
 }  // namespace

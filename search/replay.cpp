@@ -1,0 +1,59 @@
+#include "search/replay.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace tunebed::search {
+
+namespace {
+
+// Answers from the stored costs; remembers which proposals had none.
+class StoredCost : public CostFunction {
+ public:
+  StoredCost(SearchSpace& space, const StoredCosts& costs) : space_(space), costs_(costs) {}
+
+  std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double>) override {
+    std::vector<double> out;
+    for (const Path& p : batch) {
+      auto it = costs_.find(space_.key(p));
+      out.push_back(it == costs_.end() ? INFINITY : it->second);
+      if (it == costs_.end()) missing_.push_back(space_.key(p));
+    }
+    return out;
+  }
+  bool missing(const std::string& key) const { return std::ranges::find(missing_, key) != missing_.end(); }
+
+ private:
+  SearchSpace& space_;
+  const StoredCosts& costs_;
+  std::vector<std::string> missing_;
+};
+
+}  // namespace
+
+std::optional<int64_t> ReplayResult::candidates_to_within(double fraction) const {
+  for (size_t i = 0; i < steps.size(); i++)
+    if (steps[i].best_so_far <= (1 + fraction) * best_stored) return static_cast<int64_t>(i + 1);
+  return std::nullopt;
+}
+
+ReplayResult replay(Strategy& strategy, SearchSpace& space, const StoredCosts& costs, int64_t budget) {
+  ReplayResult r;
+  r.best_stored = INFINITY;
+  for (const auto& [opts, cost] : costs) r.best_stored = std::min(r.best_stored, cost);
+  if (!std::isfinite(r.best_stored)) throw std::invalid_argument("replay: no stored candidate ran correctly");
+  StoredCost cost(space, costs);
+  // No wall time passes in a replay: only the candidate budget can end it.
+  const SearchResult s = run_search(strategy, space, cost, {.candidates = budget}, [] { return 0.0; });
+  double best = INFINITY;
+  for (const Evaluated& e : s.history) {
+    const bool missing = cost.missing(e.key);
+    r.missing += missing;
+    best = std::min(best, e.cost);
+    r.steps.push_back({e.key, missing ? std::nullopt : std::optional(e.cost), best});
+  }
+  return r;
+}
+
+}  // namespace tunebed::search

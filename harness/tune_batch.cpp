@@ -10,13 +10,12 @@
 #include "core/imports/tinygrad_ast.hpp"
 #include "core/ir/text.hpp"
 #include "core/schedule/schedule.hpp"
+#include "search/kernel_target.hpp"
 #include "core/tensor/workloads.hpp"
 #include "harness/cli.hpp"
 
 namespace tunebed::cli {
 namespace {
-
-UOp strip_info(const UOp& ast) { return ast.arg().is_none() ? ast : ast.with_arg(Arg()); }
 
 bool reduces(const UOp& ast) {
   return std::ranges::any_of(ast.toposort(), [](const UOp& u) { return u.op() == Ops::REDUCE_AXIS; });
@@ -64,7 +63,7 @@ class Expander {
   }
 
   void add(const UOp& ast, std::string source) {
-    UOp plain = strip_info(ast);
+    UOp plain = search::strip_info(ast);
     out_.push_back({plain, kernel_hash(plain), std::move(source), origin_, options_, false});
   }
 

@@ -10,12 +10,7 @@
 
 namespace tunebed::search {
 
-namespace {
-
-// The AST without its KernelInfo: what the kernel computes, not how it was last optimized.
 UOp strip_info(const UOp& ast) { return ast.arg().is_none() ? ast : ast.with_arg(Arg()); }
-
-}  // namespace
 
 std::string shape_summary(const UOp& ast) {
   Kernel k(ast, Renderer::cpu(1));

@@ -40,6 +40,10 @@ class KernelTarget {
   TuneTarget target_;
 };
 
+// The AST without its KernelInfo: what the kernel computes, not how it was last optimized. The
+// tuning database keys kernels by this AST's hash (tune, run --db and replay alike).
+UOp strip_info(const UOp& ast);
+
 // "512x512x512 float32": the kernel's full shape and the dtype it stores.
 std::string shape_summary(const UOp& ast);
 

@@ -5,6 +5,7 @@
 
 #include "core/ir/text.hpp"
 #include "core/opt/kernel.hpp"
+#include "search/kernel_target.hpp"
 #include "search/tune.hpp"
 
 namespace tunebed::search {
@@ -26,7 +27,7 @@ TunedOpts::TunedOpts(const std::string& db_path, const Device& device, Renderer 
       version_(search::action_space_version(space)) {}
 
 TunedChoice TunedOpts::choose(const UOp& ast) {
-  const UOp plain = ast.arg().is_none() ? ast : ast.with_arg(Arg());  // keyed as tune() keys it
+  const UOp plain = strip_info(ast);  // keyed as tune() keys it
   const results::StoredWinner stored = db_.stored_winner(kernel_hash(plain), fingerprint_, version_);
   if (!stored.winner) {
     if (stored.other_versions.empty()) return {KernelOpts::defaults(), false, "not tuned on this device"};

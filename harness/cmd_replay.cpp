@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "core/ir/text.hpp"
 #include "core/opt/kernel.hpp"
 #include "harness/cli.hpp"
 #include "harness/db_cli.hpp"
@@ -17,26 +16,48 @@
 #include "harness/tune_batch.hpp"
 #include "search/kernel_space.hpp"
 #include "search/replay.hpp"
+#include "search/stored.hpp"
 
 namespace tunebed::cli {
 namespace {
 
-using results::CandidateStatus;
-
-// What DEVICE measured for each opts of KERNEL_ID, over every stored run: the lowest ok median
-// (seconds), else +inf (it failed).
-search::StoredCosts stored_costs(results::TuningDb& db, int64_t kernel_id, const std::string& device) {
-  search::StoredCosts costs;
-  for (const results::CandidateRow& c : db.history(kernel_id)) {
-    if (c.device != device) continue;
-    const double s = c.status == CandidateStatus::ok && c.median_us ? *c.median_us * 1e-6 : INFINITY;
-    auto [it, fresh] = costs.try_emplace(c.opts, s);
-    if (!fresh) it->second = std::min(it->second, s);
-  }
-  return costs;
-}
-
 Cell us(double seconds) { return std::isfinite(seconds) ? Cell(seconds * 1e6) : Cell(); }
+
+// The strategy's replay options: its name and what make_strategy takes.
+struct Replayer {
+  std::string name;
+  StrategyOptions options;
+  std::optional<std::string> train_db;  // the model's training data; none: the replayed database
+  std::map<std::string, search::TrainingSet> training;  // per device, built when first needed
+
+  std::unique_ptr<search::Strategy> make(const search::StoredKernel& k, const std::vector<search::StoredKernel>& all) {
+    StrategyOptions o = options;
+    if (name == "model") {
+      auto it = training.find(k.device);
+      if (it == training.end()) {
+        std::vector<search::StoredKernel> data = all;
+        if (train_db) {
+          auto other = open_for_reading(*train_db);
+          data = search::stored_kernels(other);
+        }
+        it = training.emplace(k.device, search::training_set(data, k.device)).first;
+      }
+      // Never the replayed kernel's own measurements: the model ranks a kernel it was not trained on.
+      o.prior = std::make_shared<const search::TrainingSet>(it->second.without(k.hash));
+    }
+    return make_strategy(name, o);
+  }
+};
+
+// The time to reach: the best BEAM of width W finds in the same replay budget, or (best) +inf, which
+// leaves the best stored time.
+double target_seconds(const std::string& target, const search::StoredKernel& k, int64_t budget) {
+  if (target == "best") return INFINITY;
+  search::KernelSpace space(Kernel(k.ast, Renderer::for_device(k.device)));
+  auto beam = make_strategy("beam", {.width = std::stoi(target.substr(5))});
+  const search::ReplayResult r = search::replay(*beam, space, k.costs, budget);
+  return r.steps.empty() ? INFINITY : r.steps.back().best_so_far;
+}
 
 int replay_cmd(const std::vector<std::string>& args) {
   CommandLine cl{
@@ -50,13 +71,22 @@ int replay_cmd(const std::vector<std::string>& args) {
           "by `tunebed tune --exhaustive` covers everything within its budget.\n"
           "\n"
           "Per kernel: the candidates stored, proposed and missing, the best stored time, the best the\n"
-          "strategy found, and to_5pct, the candidates it needed to come within 5% of the best stored\n"
-          "time (empty: never). --curve prints the best-so-far after every candidate instead."};
+          "strategy found, the target (the best stored time, or with --target beam:W the best BEAM of\n"
+          "width W finds in the same budget), and to_5pct, the candidates it needed to come within 5%\n"
+          "of the target (empty: never). wall_s is what measuring those candidates took when they were\n"
+          "stored (compile time and timed samples); search_s is the strategy's own time in this replay\n"
+          "(for the model: training and ranking). --curve prints the best-so-far after every candidate.\n"
+          "\n"
+          "The model strategy trains on every other kernel of --train-db (default: this database)\n"
+          "measured on the same device, never on the kernel it replays."};
   cl.options.add_options()                                                                            //
-      ("strategy", po::value<std::string>()->default_value("beam"), "beam, random, hill, annealing or exhaustive")  //
+      ("strategy", po::value<std::string>()->default_value("beam"), "beam, random, hill, annealing, exhaustive or model")  //
       ("budget", po::value<int64_t>()->default_value(64), "candidates per kernel at most")             //
       ("seed", po::value<uint64_t>()->default_value(0), "seed of the strategy")                         //
       ("width", po::value<int>()->default_value(4), "beam width")                                       //
+      ("cost-model", po::value<std::string>()->default_value("xgboost"), "the model strategy's model: xgboost or ridge")  //
+      ("train-db", po::value<std::string>()->value_name("FILE"), "the model's training data (default: --db)")  //
+      ("target", po::value<std::string>()->default_value("best"), "best (stored) or beam:W")             //
       ("kernel", po::value<std::string>()->value_name("HASH"), "only this kernel (a hash prefix)")      //
       ("device", po::value<std::string>()->value_name("D"), "the device whose measurements to use")     //
       ("curve", po::bool_switch(), "print every candidate's best-so-far");
@@ -64,65 +94,73 @@ int replay_cmd(const std::vector<std::string>& args) {
   add_output_options(cl);
   cl.examples = {"tunebed tune matmul:M=64,N=64,K=64 --exhaustive --budget 300 --db full.db",
                  "tunebed replay --db full.db --strategy beam --budget 40",
+                 "tunebed replay --db full.db --strategy model --target beam:4 --budget 400",
                  "tunebed replay --db full.db --strategy random --seed 3 --curve --format csv"};
   auto vm = parse(cl, args);
   if (!vm) return 0;
   const Output out = output_options(*vm);
   const int64_t budget = (*vm)["budget"].as<int64_t>();
   if (budget < 1) throw UsageError("--budget must be at least 1");
-  const std::string strategy_name = (*vm)["strategy"].as<std::string>();
-  make_strategy(strategy_name, 0, (*vm)["width"].as<int>());  // a bad name fails before any work
+  const std::string target = (*vm)["target"].as<std::string>();
+  if (target != "best" && !(target.starts_with("beam:") && target.size() > 5 &&
+                            target.find_first_not_of("0123456789", 5) == std::string::npos && std::stoi(target.substr(5)) >= 1))
+    throw UsageError("--target must be best or beam:W with a width W of at least 1, not '" + target + "'");
+  Replayer replayer{(*vm)["strategy"].as<std::string>(),
+                    {.seed = (*vm)["seed"].as<uint64_t>(), .width = (*vm)["width"].as<int>(),
+                     .cost_model = (*vm)["cost-model"].as<std::string>()},
+                    vm->count("train-db") ? std::optional((*vm)["train-db"].as<std::string>()) : std::nullopt,
+                    {}};
+  make_strategy(replayer.name, replayer.options);  // a bad name fails before any work
   auto db = open_for_reading((*vm)["db"].as<std::string>());
 
-  std::vector<results::BestRow> winners = db.best();
+  results::Filter filter;
   try {
-    if (vm->count("kernel")) {
-      const results::Kernel k = db.kernel(db.resolve_kernel((*vm)["kernel"].as<std::string>()));
-      std::erase_if(winners, [&](const results::BestRow& w) { return w.kernel_hash != k.hash; });
-    }
-    if (vm->count("device")) {
-      const int64_t d = db.resolve_device((*vm)["device"].as<std::string>());
-      std::erase_if(winners, [&](const results::BestRow& w) { return w.device_id != d; });
-    }
+    if (vm->count("kernel")) filter.kernel = db.kernel(db.resolve_kernel((*vm)["kernel"].as<std::string>())).hash;
+    if (vm->count("device")) filter.device_id = db.resolve_device((*vm)["device"].as<std::string>());
   } catch (const results::DbError& e) {
     throw UsageError(e.what());  // an unknown or ambiguous --kernel or --device is bad input
   }
-  const std::string version = search::action_space_version({});
-  std::erase_if(winners, [&](const results::BestRow& w) { return w.action_space_version != version; });
-  if (winners.empty())
-    throw UsageError("no kernel of " + db.path() + " has a winner under this tunebed's action space (" + version +
-                     ") to replay" + (vm->count("kernel") || vm->count("device") ? " for that --kernel/--device" : ""));
+  const std::vector<search::StoredKernel> kernels = search::stored_kernels(db, filter);
+  if (kernels.empty())
+    throw UsageError("no kernel of " + db.path() + " has a winner under this tunebed's action space (" +
+                     search::action_space_version({}) + ") to replay" +
+                     (vm->count("kernel") || vm->count("device") ? " for that --kernel/--device" : ""));
 
-  Table table{(*vm)["curve"].as<bool>()
-                  ? std::vector<Column>{id_column("kernel"), {"device"}, {"index"}, {"opts", 48}, {"us"}, {"best_us"}}
-                  : std::vector<Column>{id_column("kernel"), {"device"}, {"stored"}, {"proposed"}, {"missing"},
-                                        {"best_us"}, {"found_us"}, {"to_5pct"}}};
+  const bool curve = (*vm)["curve"].as<bool>();
+  Table table{curve ? std::vector<Column>{id_column("kernel"), {"device"}, {"index"}, {"opts", 48}, {"us"}, {"best_us"}}
+                    : std::vector<Column>{id_column("kernel"), {"device"}, {"stored"}, {"proposed"}, {"missing"},
+                                          {"best_us"}, {"found_us"}, {"target_us"}, {"to_5pct"}, {"wall_s"},
+                                          {"search_s"}}};
   std::vector<int64_t> reached;
-  for (const results::BestRow& w : winners) {
-    const results::Kernel k = db.kernel(db.resolve_kernel(w.kernel_hash));
-    const search::StoredCosts costs = stored_costs(db, db.resolve_kernel(w.kernel_hash), w.device);
-    Kernel root(parse_uop(k.ast), Renderer::for_device(w.device));
-    search::KernelSpace space(root);
-    auto strategy = make_strategy(strategy_name, (*vm)["seed"].as<uint64_t>(), (*vm)["width"].as<int>());
-    const search::ReplayResult r = search::replay(*strategy, space, costs, budget);
-    if ((*vm)["curve"].as<bool>()) {
+  for (const search::StoredKernel& k : kernels) {
+    search::KernelSpace space(Kernel(k.ast, Renderer::for_device(k.device)));
+    auto strategy = replayer.make(k, kernels);
+    const double started = search::steady_seconds();
+    const search::ReplayResult r = search::replay(*strategy, space, k.costs, budget);
+    const double search_s = search::steady_seconds() - started;
+    if (curve) {
       for (size_t i = 0; i < r.steps.size(); i++)
-        table.add_row({w.kernel_hash, w.device, static_cast<int64_t>(i + 1), r.steps[i].opts,
+        table.add_row({k.hash, k.device, static_cast<int64_t>(i + 1), r.steps[i].opts,
                        r.steps[i].cost ? us(*r.steps[i].cost) : Cell(std::string("missing")),
                        us(r.steps[i].best_so_far)});
       continue;
     }
-    const std::optional<int64_t> to5 = r.candidates_to_within(0.05);
+    const double goal = std::min(target_seconds(target, k, budget), r.best_stored);
+    const std::optional<int64_t> to5 = r.candidates_to(1.05 * goal);
+    double wall = 0;
+    for (int64_t i = 0; i < to5.value_or(0); i++)
+      if (auto it = k.wall_s.find(r.steps[i].opts); it != k.wall_s.end()) wall += it->second;
     if (to5) reached.push_back(*to5);
-    table.add_row({w.kernel_hash, w.device, static_cast<int64_t>(costs.size()), static_cast<int64_t>(r.steps.size()),
+    table.add_row({k.hash, k.device, static_cast<int64_t>(k.costs.size()), static_cast<int64_t>(r.steps.size()),
                    r.missing, us(r.best_stored), us(r.steps.empty() ? INFINITY : r.steps.back().best_so_far),
-                   to5 ? Cell(*to5) : Cell()});
+                   us(goal), to5 ? Cell(*to5) : Cell(),
+                   to5 ? Cell(wall) : Cell(), Cell(search_s)});
   }
   write_table(table, out.format, out.verbosity, std::cout);
-  if ((*vm)["curve"].as<bool>() || out.format != Format::table || out.verbosity == Verbosity::quiet) return 0;
+  if (curve || out.format != Format::table || out.verbosity == Verbosity::quiet) return 0;
   std::ranges::sort(reached);
-  std::cout << strategy_name << " came within 5% of the best stored time on " << reached.size() << " of "
-            << winners.size() << " kernel(s)";
+  std::cout << replayer.name << " came within 5% of the target on " << reached.size() << " of " << kernels.size()
+            << " kernel(s)";
   if (!reached.empty()) std::cout << "; median " << reached[reached.size() / 2] << " candidates to get there";
   std::cout << "\n";
   return 0;

@@ -22,6 +22,7 @@
 #include "results/json_lines.hpp"
 #include "search/kernel_space.hpp"
 #include "search/kernel_target.hpp"
+#include "search/stored.hpp"
 #include "search/tune.hpp"
 #include "search/worker_pool.hpp"
 #include "tunebed/build_info.hpp"
@@ -126,7 +127,7 @@ results::RunSpec run_spec(const Batch& batch, const TuneDefaults& defaults) {
   for (const BatchKernel& k : batch.kernels)
     if (*k.options.strategy != defaults.strategy) spec.strategy = "mixed";
   results::JsonRow params =
-      results::parse_json_object(make_strategy(defaults.strategy, batch.seed, defaults.width)->params_json());
+      results::parse_json_object(make_strategy(defaults.strategy, {.seed = batch.seed, .width = defaults.width})->params_json());
   params.emplace_back("retune", static_cast<int64_t>(batch.retune));
   params.emplace_back("plan", plan_text(batch.kernels));
   spec.params = results::to_json(params);
@@ -264,7 +265,8 @@ int run(const std::vector<std::string>& args) {
       ("shard", po::value<std::string>(), "tune only the I-th of N round-robin slices, I/N")     //
       ("resume", po::value<std::string>(), "finish this interrupted run (id or uuid prefix)")    //
       ("device", po::value<std::string>()->default_value("cpu"), "device to tune on")            //
-      ("strategy", po::value<std::string>()->default_value("beam"), "beam, random, hill, annealing or exhaustive")(
+      ("strategy", po::value<std::string>()->default_value("beam"), "beam, random, hill, annealing, exhaustive or model (a cost model trained on the\n"
+      "database's other kernels ranks candidates; only its top few are measured)")(
           "width", po::value<int>()->default_value(2), "beam width")                            //
       ("exhaustive", po::bool_switch(), "every candidate breadth-first, to --budget: data for `tunebed replay`")  //
       ("budget", po::value<int64_t>()->default_value(24), "candidates per kernel at most")      //
@@ -291,7 +293,7 @@ int run(const std::vector<std::string>& args) {
   const TuneDefaults defaults{strategy, (*vm)["budget"].as<int64_t>(),
                               (*vm)["seconds"].as<double>(), (*vm)["width"].as<int>()};
   if (defaults.budget < 1) throw UsageError("--budget must be at least 1");
-  make_strategy(defaults.strategy, 0, defaults.width);  // a bad name fails before any work
+  make_strategy(defaults.strategy, {.width = defaults.width});  // a bad name fails before any work
   std::unique_ptr<Progress> progress = make_progress((*vm)["progress"].as<std::string>());
 
   Session session = start_session(*vm, defaults);
@@ -319,6 +321,7 @@ int run(const std::vector<std::string>& args) {
   std::map<std::string, std::optional<std::string>> eigen_checks;
   size_t failed = 0;
   bool interrupted = false;
+  std::optional<search::TrainingSet> prior;  // the model strategy's, built when a kernel first needs it
   for (size_t i = 0; i < batch.kernels.size() && !interrupted; i++) {
     if (g_stop.load()) {
       interrupted = true;
@@ -337,7 +340,13 @@ int run(const std::vector<std::string>& args) {
         if (it->second) t.oracle = "ast-interpreter+eigen", t.oracle_error = *it->second;
       }
       outcome.shape = t.kernel.shape;
-      auto strategy = make_strategy(*k.options.strategy, batch.seed, *k.options.width);
+      StrategyOptions so{.seed = batch.seed, .width = *k.options.width};
+      if (*k.options.strategy == "model") {
+        // The model learns from every other kernel this database measured on the device.
+        if (!prior) prior = search::training_set(search::stored_kernels(db), device);
+        so.prior = std::make_shared<const search::TrainingSet>(prior->without(k.hash));
+      }
+      auto strategy = make_strategy(*k.options.strategy, so);
       options.budget = {*k.options.budget, *k.options.seconds};
       options.on_event = [&](const search::TuneEvent& e) { progress->event(slot, e); };
       outcome.result = search::tune(t, *strategy, pool, db, options);

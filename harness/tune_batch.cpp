@@ -55,7 +55,7 @@ class Expander {
     EntryOptions r{o.strategy.value_or(defaults_.strategy), o.budget.value_or(defaults_.budget),
                    o.seconds.value_or(defaults_.seconds), o.width.value_or(defaults_.width)};
     try {
-      make_strategy(*r.strategy, 0, *r.width);
+      make_strategy(*r.strategy, {.width = *r.width});
     } catch (const UsageError& e) {
       fail(e.what());
     }
@@ -162,13 +162,20 @@ std::string plan_text(const std::vector<BatchKernel>& kernels) {
   return text;
 }
 
-std::unique_ptr<search::Strategy> make_strategy(const std::string& name, uint64_t seed, int width) {
-  if (name == "beam") return search::make_beam({.width = width});
-  if (name == "random") return search::make_random({.seed = seed});
-  if (name == "hill") return search::make_hill_climb({.seed = seed});
-  if (name == "annealing") return search::make_annealing({.seed = seed});
+std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const StrategyOptions& o) {
+  if (name == "beam") return search::make_beam({.width = o.width});
+  if (name == "random") return search::make_random({.seed = o.seed});
+  if (name == "hill") return search::make_hill_climb({.seed = o.seed});
+  if (name == "annealing") return search::make_annealing({.seed = o.seed});
   if (name == "exhaustive") return search::make_exhaustive({});
-  throw UsageError("unknown strategy '" + name + "' (expected beam, random, hill, annealing or exhaustive)");
+  if (name == "model") {
+    try {
+      return search::make_model_search({.seed = o.seed, .model = o.cost_model, .prior = o.prior});
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
+  throw UsageError("unknown strategy '" + name + "' (expected beam, random, hill, annealing, exhaustive or model)");
 }
 
 }  // namespace tunebed::cli

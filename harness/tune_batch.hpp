@@ -54,7 +54,17 @@ std::vector<BatchKernel> expand(const std::vector<ManifestEntry>& entries, const
 // The plan of KERNELS, as stored with a batch run (see above).
 std::string plan_text(const std::vector<BatchKernel>& kernels);
 
-// "beam", "random", "hill" or "annealing"; anything else is a UsageError listing them.
-std::unique_ptr<search::Strategy> make_strategy(const std::string& name, uint64_t seed, int width);
+// What a strategy is made with beside its name. PRIOR is the model strategy's training data from
+// other kernels (search/stored.hpp); without it the model learns from this kernel alone.
+struct StrategyOptions {
+  uint64_t seed = 0;
+  int width = 2;
+  std::string cost_model = "xgboost";
+  std::shared_ptr<const search::TrainingSet> prior;
+};
+
+// "beam", "random", "hill", "annealing", "exhaustive" or "model"; anything else is a UsageError
+// listing them.
+std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const StrategyOptions& options);
 
 }  // namespace tunebed::cli

@@ -7,6 +7,7 @@
 #include "core/ir/hash.hpp"
 #include "core/opt/actions.hpp"
 #include "core/opt/kernel.hpp"
+#include "search/features.hpp"
 
 namespace tunebed::search {
 
@@ -92,6 +93,8 @@ std::vector<Opt> KernelSpace::opts(const Path& state) const {
 }
 
 std::string KernelSpace::key(const Path& state) { return to_string(opts(state)); }
+
+std::vector<float> KernelSpace::features(const Path& state) { return kernel_features(kernel(state)); }
 
 std::optional<Path> KernelSpace::parse(const std::string& text) {
   std::vector<Opt> opts;

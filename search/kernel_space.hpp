@@ -48,6 +48,7 @@ class KernelSpace : public SearchSpace {
 
   std::vector<int> actions(const Path& state) override;
   std::string key(const Path& state) override;  // the opts string, "UPCAST:0:4,UNROLL:0:4"
+  std::vector<float> features(const Path& state) override;  // kernel_features (features.hpp)
 
   const std::string& version() const { return version_; }
   std::vector<Opt> opts(const Path& state) const;

@@ -32,9 +32,9 @@ class StoredCost : public CostFunction {
 
 }  // namespace
 
-std::optional<int64_t> ReplayResult::candidates_to_within(double fraction) const {
+std::optional<int64_t> ReplayResult::candidates_to(double seconds) const {
   for (size_t i = 0; i < steps.size(); i++)
-    if (steps[i].best_so_far <= (1 + fraction) * best_stored) return static_cast<int64_t>(i + 1);
+    if (steps[i].best_so_far <= seconds) return static_cast<int64_t>(i + 1);
   return std::nullopt;
 }
 

@@ -32,9 +32,10 @@ struct ReplayResult {
   std::vector<ReplayStep> steps;  // every candidate the strategy proposed, in order
   int64_t missing = 0;
   double best_stored = 0;  // the lowest stored cost: what the strategy is measured against
-  // How many candidates the strategy needed to come within FRACTION of best_stored (0.05: 5%);
-  // none if it never did.
-  std::optional<int64_t> candidates_to_within(double fraction) const;
+  // How many candidates the strategy needed to reach SECONDS; none if it never did.
+  std::optional<int64_t> candidates_to(double seconds) const;
+  // ... to come within FRACTION of best_stored (0.05: 5%).
+  std::optional<int64_t> candidates_to_within(double fraction) const { return candidates_to((1 + fraction) * best_stored); }
 };
 
 // Throws std::invalid_argument when COSTS holds no correct candidate: there is nothing to reach.

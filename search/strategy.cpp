@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 namespace tunebed::search {
@@ -60,6 +61,10 @@ SearchResult run_search(Strategy& strategy, SearchSpace& space, CostFunction& co
   if (ctx.best()) r.best = *ctx.best();
   r.history = ctx.history();
   return r;
+}
+
+std::vector<float> SearchSpace::features(const Path&) {
+  throw std::logic_error("this search space has no features for a cost model");
 }
 
 size_t pick(std::mt19937_64& rng, size_t n) { return static_cast<size_t>(rng() % n); }

@@ -33,6 +33,7 @@
 namespace tunebed::search {
 
 using Path = std::vector<int>;  // action ids, applied in order from the root
+class TrainingSet;                // cost_model.hpp
 
 class SearchSpace {
  public:
@@ -41,6 +42,9 @@ class SearchSpace {
   virtual std::vector<int> actions(const Path& state) = 0;
   // The canonical name of STATE: equal keys are the same candidate.
   virtual std::string key(const Path& state) = 0;
+  // What the cost model (cost_model.hpp) knows of STATE, kernel_features for a kernel. Only the
+  // model strategy asks; a space without features throws std::logic_error.
+  virtual std::vector<float> features(const Path& state);
 };
 
 class CostFunction {
@@ -98,7 +102,7 @@ class SearchContext {
 class Strategy {
  public:
   virtual ~Strategy() = default;
-  virtual std::string name() const = 0;         // "beam", "random", "hill", "annealing", "exhaustive"
+  virtual std::string name() const = 0;         // "beam", "random", "hill", "annealing", "exhaustive", "model"
   virtual std::string params_json() const = 0;  // its parameters, for the tuning database
   // Proposes states through CTX until it is done or the budget is spent.
   virtual void search(SearchContext& ctx) = 0;
@@ -165,6 +169,24 @@ struct ExhaustiveParams {
   int max_depth = 8;
 };
 std::unique_ptr<Strategy> make_exhaustive(ExhaustiveParams params);
+
+// Model-guided search (model_search.cpp), as TVM's Ansor: every step ranks the unseen children of
+// the EXPAND best states measured so far by a cost model (cost_model.hpp) and measures only its
+// TOP_K; the model is retrained after every step on PRIOR (other kernels' measurements: what it
+// transfers) and this kernel's own, which count OWN_WEIGHT times as much. With no data at all (no
+// prior, only the root measured) it takes the seeded random order. It stops after PATIENCE steps
+// without progress of MIN_PROGRESS_S, or when no unseen child is left.
+struct ModelParams {
+  uint64_t seed = 0;
+  std::string model = "xgboost";  // make_cost_model's names
+  int top_k = 4;
+  int expand = 4;
+  int patience = 3;
+  double min_progress_s = 0.01e-6;
+  float own_weight = 4;
+  std::shared_ptr<const TrainingSet> prior;
+};
+std::unique_ptr<Strategy> make_model_search(ModelParams params);
 
 // --- helpers the strategies share ---
 

@@ -24,9 +24,11 @@ struct Outcome {
 };
 
 // What one tuning process does once released: tune KERNEL with its own pool and connection and
-// write "run_id measured" to OUT.
+// write "run_id measured" to OUT. At its first candidate it meets the other process (it writes to
+// ARRIVED and waits to read from OTHER_ARRIVED), so both runs are under way at once however the
+// scheduler orders them: the writes really are concurrent.
 [[noreturn]] void tuning_process(const std::string& kernel, const std::string& db_path,
-                                 const std::filesystem::path& out, int release_fd) {
+                                 const std::filesystem::path& out, int release_fd, int arrived, int other_arrived) {
   int exit_code = 1;
   try {
     KernelTarget target(test::named(kernel), kernel, "cpu");
@@ -37,6 +39,13 @@ struct Outcome {
     o.budget.candidates = 8;
     o.timing = {.warmup = 1, .runs = 3, .early_stop_s = std::nullopt, .timeout_s = 5};
     o.decision = {.min_rounds = 3, .max_rounds = 3};
+    bool met = false;
+    o.on_event = [&](const TuneEvent& e) {
+      if (e.kind != TuneEvent::Kind::candidate || met) return;
+      char c = 'a';
+      if (::write(arrived, &c, 1) != 1 || ::read(other_arrived, &c, 1) != 1) ::_exit(4);
+      met = true;
+    };
     char go = 0;
     if (::read(release_fd, &go, 1) != 1) ::_exit(3);  // both start together
     TuneResult r = tune(target.target(), *beam, pool, db, o);
@@ -57,19 +66,24 @@ TEST(ConcurrentTune, TwoProcessesTuningDifferentKernelsIntoOneDatabaseLoseNoRow)
   results::TuningDb::open(db_path, results::TuningDb::Mode::create);  // the schema, before the forks
 
   const std::vector<std::string> kernels = {"matmul_64", "max_256x7"};
-  int release[2];
+  int release[2], arrived[2][2];
   ASSERT_EQ(::pipe(release), 0);
+  ASSERT_EQ(::pipe(arrived[0]), 0);
+  ASSERT_EQ(::pipe(arrived[1]), 0);
   std::vector<pid_t> children;
   for (size_t i = 0; i < kernels.size(); i++) {
     pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       ::close(release[1]);
-      tuning_process(kernels[i], db_path, dir / ("out" + std::to_string(i)), release[0]);
+      ::close(arrived[i][0]), ::close(arrived[1 - i][1]);  // so a dead peer reads as EOF, not a hang
+      tuning_process(kernels[i], db_path, dir / ("out" + std::to_string(i)), release[0], arrived[i][1],
+                     arrived[1 - i][0]);
     }
     children.push_back(pid);
   }
   ::close(release[0]);
+  for (auto& p : arrived) ::close(p[0]), ::close(p[1]);
   ASSERT_EQ(::write(release[1], "gg", 2), 2);
   ::close(release[1]);
 
@@ -90,7 +104,7 @@ TEST(ConcurrentTune, TwoProcessesTuningDifferentKernelsIntoOneDatabaseLoseNoRow)
   ASSERT_EQ(db.runs().size(), 2u);
   const results::Run a = db.run(outcomes[0].run_id), b = db.run(outcomes[1].run_id);
   EXPECT_NE(a.id, b.id);
-  // Released together, the runs overlap in time: the writes really were concurrent.
+  // They met during their runs, so the runs overlap in time.
   EXPECT_LE(a.started_at, b.ended_at);
   EXPECT_LE(b.started_at, a.ended_at);
   for (const Outcome& o : outcomes) {

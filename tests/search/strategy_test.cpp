@@ -8,6 +8,8 @@
 #include <cmath>
 #include <set>
 
+#include "search/cost_model.hpp"
+
 namespace tunebed::search {
 namespace {
 
@@ -16,6 +18,7 @@ namespace {
 struct SeparableSpace : SearchSpace {
   int dims, values;
   std::vector<std::vector<int>> weight;
+  double scale = 1;  // a bigger or smaller kernel of the same kind
 
   SeparableSpace(int d, int v, std::vector<std::vector<int>> w) : dims(d), values(v), weight(std::move(w)) {}
 
@@ -36,16 +39,21 @@ struct SeparableSpace : SearchSpace {
     for (int v : setting(state)) k += std::to_string(v) + ",";
     return k;
   }
+  std::vector<float> features(const Path& state) override {  // each knob's setting
+    std::vector<float> f;
+    for (int v : setting(state)) f.push_back(static_cast<float>(v));
+    return f;
+  }
   double cost(const Path& state) const {
     double c = 1;
     std::vector<int> s = setting(state);
     for (int d = 0; d < dims; d++) c += weight[d][s[d]];
-    return c;
+    return scale * c;
   }
   double optimum() const {
     double c = 1;
     for (const auto& w : weight) c += *std::ranges::min_element(w);
-    return c;
+    return scale * c;
   }
 };
 
@@ -90,6 +98,7 @@ std::vector<std::unique_ptr<Strategy>> every_strategy(uint64_t seed) {
   s.push_back(make_hill_climb({.seed = seed, .batch = 3}));
   s.push_back(make_annealing({.seed = seed, .batch = 3, .steps = 300}));
   s.push_back(make_exhaustive({.batch = 3}));
+  s.push_back(make_model_search({.seed = seed, .top_k = 3}));
   return s;
 }
 
@@ -211,6 +220,47 @@ TEST(Strategies, BadParametersAreRefusedWithTheirName) {
   EXPECT_THROW(make_annealing({.t_start = 0}), std::invalid_argument);
   EXPECT_THROW(make_exhaustive({.batch = 0}), std::invalid_argument);
   EXPECT_THROW(make_exhaustive({.max_depth = -1}), std::invalid_argument);
+}
+
+
+// The candidates a search evaluated until it first met COST; -1 if never.
+int64_t candidates_to(const SearchResult& r, double cost) {
+  for (size_t i = 0; i < r.history.size(); i++)
+    if (r.history[i].cost <= cost) return static_cast<int64_t>(i + 1);
+  return -1;
+}
+
+// Transfer: a model trained on one kernel's measurements ranks another kernel of the same kind
+// (the same law at 100x the time), so the search measures a fraction of what BEAM does.
+TEST(ModelSearch, APriorFromAnotherKernelFindsTheOptimumWithAQuarterOfBeamsCandidates) {
+  std::vector<std::vector<int>> w = {{9, 3, 7, 1, 6, 4}, {2, 8, 0, 5, 9, 7}, {6, 6, 4, 9, 2, 8},
+                                     {0, 3, 3, 1, 8, 5}, {7, 2, 9, 9, 4, 6}, {5, 1, 8, 0, 3, 9}};
+  SeparableSpace seen(6, 6, w), unseen(6, 6, w);
+  unseen.scale = 100;
+  std::mt19937_64 rng(1);
+  std::vector<std::vector<float>> x;
+  std::vector<double> s;
+  for (int i = 0; i < 400; i++) {
+    Path p = random_walk(seen, rng, 6);
+    x.push_back(seen.features(p));
+    s.push_back(seen.cost(p));
+  }
+  auto prior = std::make_shared<TrainingSet>();
+  prior->add_kernel("seen", x, s);
+
+  CountingCost beam_cost(unseen), model_cost(unseen);
+  const SearchResult beam = run_search(*make_beam({.width = 2}), unseen, beam_cost, {});
+  const SearchResult model = run_search(*make_model_search({.prior = prior}), unseen, model_cost, {});
+  ASSERT_EQ(beam.best->cost, unseen.optimum());
+  ASSERT_EQ(model.best->cost, unseen.optimum());
+  EXPECT_FALSE(model_cost.repeated);
+  const int64_t b = candidates_to(beam, unseen.optimum()), m = candidates_to(model, unseen.optimum());
+  EXPECT_LE(4 * m, b) << "model " << m << " candidates, beam " << b;
+}
+
+TEST(ModelSearch, BadParametersAreRefused) {
+  EXPECT_THROW(make_model_search({.top_k = 0}), std::invalid_argument);
+  EXPECT_THROW(make_model_search({.model = "forest"}), std::invalid_argument);
 }
 
 }  // namespace

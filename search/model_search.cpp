@@ -1,0 +1,111 @@
+// Model-guided search (strategy.hpp, ModelParams): measure only what a cost model ranks first.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "search/cost_model.hpp"
+#include "search/strategy.hpp"
+
+namespace tunebed::search {
+
+namespace {
+
+struct Timed {
+  Path path;
+  double cost;
+};
+
+class ModelSearch : public Strategy {
+ public:
+  explicit ModelSearch(ModelParams p) : p_(std::move(p)) {}
+  std::string name() const override { return "model"; }
+  std::string params_json() const override {
+    std::ostringstream s;
+    s << "{\"model\":\"" << p_.model << "\",\"seed\":" << p_.seed << ",\"top_k\":" << p_.top_k
+      << ",\"expand\":" << p_.expand << ",\"patience\":" << p_.patience << ",\"min_progress_s\":" << p_.min_progress_s
+      << ",\"own_weight\":" << p_.own_weight << ",\"prior_kernels\":" << (p_.prior ? p_.prior->kernels() : 0)
+      << ",\"prior_rows\":" << (p_.prior ? p_.prior->rows() : 0) << "}";
+    return s.str();
+  }
+
+  void search(SearchContext& ctx) override {
+    std::mt19937_64 rng(p_.seed);
+    std::unique_ptr<CostModel> model = make_cost_model(p_.model, p_.seed);
+    std::vector<Timed> measured;  // finite costs, cheapest first
+    std::vector<std::vector<float>> own_x;
+    std::vector<double> own_s;
+    const auto record = [&](const Path& path, std::optional<double> cost) {
+      if (!cost || !std::isfinite(*cost)) return;
+      measured.push_back({path, *cost});
+      own_x.push_back(ctx.space().features(path));
+      own_s.push_back(*cost);
+    };
+    record({}, ctx.evaluate({Path{}})[0]);
+    int stale = 0;
+    while (!ctx.exhausted() && !measured.empty() && stale < p_.patience) {
+      std::ranges::stable_sort(measured, {}, &Timed::cost);
+      std::vector<Path> pool = unseen_children(ctx, measured);
+      if (pool.empty()) break;
+      std::vector<size_t> order = rank(ctx.space(), pool, *model, own_x, own_s, rng);
+      std::vector<Path> batch;
+      for (size_t i = 0; i < order.size() && batch.size() < static_cast<size_t>(p_.top_k); i++)
+        batch.push_back(pool[order[i]]);
+      const double before = measured[0].cost;
+      std::vector<std::optional<double>> costs = ctx.evaluate(batch);
+      for (size_t i = 0; i < batch.size(); i++) record(batch[i], costs[i]);
+      const double after = std::ranges::min(measured, {}, &Timed::cost).cost;
+      stale = before - after >= p_.min_progress_s ? 0 : stale + 1;
+    }
+  }
+
+ private:
+  // The unseen children of the EXPAND cheapest measured states, each key once, in order.
+  std::vector<Path> unseen_children(SearchContext& ctx, const std::vector<Timed>& measured) const {
+    std::vector<Path> pool;
+    std::set<std::string> keys;
+    for (size_t i = 0; i < measured.size() && i < static_cast<size_t>(p_.expand); i++)
+      for (Path& child : children(ctx.space(), measured[i].path))
+        if (!ctx.seen(child) && keys.insert(ctx.space().key(child)).second) pool.push_back(std::move(child));
+    return pool;
+  }
+
+  // POOL's indices, the model's favourites first; a seeded shuffle while there is nothing to learn from.
+  std::vector<size_t> rank(SearchSpace& space, const std::vector<Path>& pool, CostModel& model,
+                           const std::vector<std::vector<float>>& own_x, const std::vector<double>& own_s,
+                           std::mt19937_64& rng) const {
+    std::vector<size_t> order(pool.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    TrainingSet data;
+    if (p_.prior) data.append(*p_.prior);
+    data.add_kernel("this kernel", own_x, own_s, p_.own_weight);
+    if (own_s.size() < 2 && (!p_.prior || p_.prior->rows() == 0)) {
+      for (size_t i = order.size(); i > 1; i--) std::swap(order[i - 1], order[pick(rng, i)]);
+      return order;
+    }
+    model.fit(data);
+    std::vector<float> x;
+    for (const Path& p : pool) {
+      std::vector<float> f = space.features(p);
+      x.insert(x.end(), f.begin(), f.end());
+    }
+    const std::vector<float> score = model.predict(x);
+    std::ranges::stable_sort(order, {}, [&](size_t i) { return score[i]; });
+    return order;
+  }
+
+  ModelParams p_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_model_search(ModelParams params) {
+  if (params.top_k < 1 || params.expand < 1 || params.patience < 1)
+    throw std::invalid_argument("model search: top_k, expand and patience must be at least 1");
+  make_cost_model(params.model, params.seed);  // a bad model name fails here, not mid-search
+  return std::make_unique<ModelSearch>(std::move(params));
+}
+
+}  // namespace tunebed::search

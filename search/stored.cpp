@@ -1,0 +1,54 @@
+#include "search/stored.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/ir/text.hpp"
+#include "core/opt/kernel.hpp"
+
+namespace tunebed::search {
+
+std::vector<StoredKernel> stored_kernels(results::TuningDb& db, const results::Filter& filter,
+                                         const ActionSpaceOptions& options) {
+  const std::string version = action_space_version(options);
+  std::vector<StoredKernel> out;
+  for (const results::BestRow& w : db.best(filter)) {
+    if (w.action_space_version != version) continue;
+    const int64_t id = db.resolve_kernel(w.kernel_hash);
+    StoredKernel k{w.kernel_hash, w.device, parse_uop(db.kernel(id).ast), {}, {}};
+    for (const results::CandidateRow& c : db.history(id)) {
+      if (c.device != w.device) continue;
+      const double s = c.status == results::CandidateStatus::ok && c.median_us ? *c.median_us * 1e-6 : INFINITY;
+      auto [it, fresh] = k.costs.try_emplace(c.opts, s);
+      if (!fresh) it->second = std::min(it->second, s);
+      const double wall = c.compile_ms.value_or(0) * 1e-3 +
+                          std::accumulate(c.samples_us.begin(), c.samples_us.end(), 0.0) * 1e-6;
+      k.wall_s.try_emplace(c.opts, wall);
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+TrainingSet training_set(const std::vector<StoredKernel>& kernels, const std::string& device,
+                         const ActionSpaceOptions& options) {
+  TrainingSet data;
+  for (const StoredKernel& k : kernels) {
+    if (k.device != device) continue;
+    KernelSpace space(Kernel(k.ast, Renderer::for_device(device)), options);
+    std::vector<std::vector<float>> x;
+    std::vector<double> s;
+    for (const auto& [opts, cost] : k.costs) {
+      if (!std::isfinite(cost)) continue;
+      const std::optional<Path> path = space.parse(opts);
+      if (!path) continue;
+      x.push_back(space.features(*path));
+      s.push_back(cost);
+    }
+    data.add_kernel(k.hash, x, s);
+  }
+  return data;
+}
+
+}  // namespace tunebed::search

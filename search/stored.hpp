@@ -1,0 +1,37 @@
+// A tuning database's measurements as the search uses them offline: per kernel and device, what
+// each opts string cost (for replay, replay.hpp) and the cost model's training set
+// (cost_model.hpp). Only kernels with a winner under this tunebed's action space count: their
+// opts mean the same actions here.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/ir/uop.hpp"
+#include "results/tuning_db.hpp"
+#include "search/cost_model.hpp"
+#include "search/kernel_space.hpp"
+#include "search/replay.hpp"
+
+namespace tunebed::search {
+
+struct StoredKernel {
+  std::string hash, device;  // device: its --device name, "cpu"
+  UOp ast;
+  StoredCosts costs;  // the lowest ok median per opts over every stored run, else +inf
+  // Per opts, the wall seconds its measurement took: compile time plus the timed samples.
+  std::map<std::string, double> wall_s;
+};
+
+// Every kernel of DB with a winner under OPTIONS' action space, on every device, or only those
+// that FILTER keeps (a kernel hash prefix, a device id).
+std::vector<StoredKernel> stored_kernels(results::TuningDb& db, const results::Filter& filter = {},
+                                         const ActionSpaceOptions& options = {});
+
+// The cost model's rows of KERNELS measured on DEVICE: each candidate's kernel_features and time.
+// Opts that are not legal in the action space any more are skipped.
+TrainingSet training_set(const std::vector<StoredKernel>& kernels, const std::string& device,
+                         const ActionSpaceOptions& options = {});
+
+}  // namespace tunebed::search

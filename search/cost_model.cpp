@@ -66,6 +66,13 @@ void TrainingSet::append(const TrainingSet& other) {
   for (int g : other.group_of_) group_of_.push_back(base + g);
 }
 
+void TrainingSet::subtract(const std::vector<float>& base) {
+  if (base.size() != rows())
+    throw std::invalid_argument("cost model: " + std::to_string(base.size()) + " base values for " +
+                                std::to_string(rows()) + " rows");
+  for (size_t r = 0; r < rows(); r++) target_[r] -= base[r];
+}
+
 namespace {
 
 // --- XGBoost ---

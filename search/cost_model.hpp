@@ -29,6 +29,9 @@ class TrainingSet {
   // The rows of every kernel but GROUP: a model that has not seen it (leave-one-out).
   TrainingSet without(const std::string& group) const;
   void append(const TrainingSet& other);
+  // Each row's target minus BASE's entry for it: what a model fitted next learns is what another
+  // model (whose predictions BASE holds) got wrong, as boosting does.
+  void subtract(const std::vector<float>& base);
 
   size_t rows() const { return target_.size(); }
   size_t kernels() const { return groups_.size(); }

@@ -26,22 +26,19 @@ class ModelSearch : public Strategy {
     std::ostringstream s;
     s << "{\"model\":\"" << p_.model << "\",\"seed\":" << p_.seed << ",\"top_k\":" << p_.top_k
       << ",\"expand\":" << p_.expand << ",\"patience\":" << p_.patience << ",\"min_progress_s\":" << p_.min_progress_s
-      << ",\"own_weight\":" << p_.own_weight << ",\"prior_kernels\":" << (p_.prior ? p_.prior->kernels() : 0)
+      << ",\"prior_kernels\":" << (p_.prior ? p_.prior->kernels() : 0)
       << ",\"prior_rows\":" << (p_.prior ? p_.prior->rows() : 0) << "}";
     return s.str();
   }
 
   void search(SearchContext& ctx) override {
     std::mt19937_64 rng(p_.seed);
-    std::unique_ptr<CostModel> model = make_cost_model(p_.model, p_.seed);
-    std::vector<Timed> measured;  // finite costs, cheapest first
-    std::vector<std::vector<float>> own_x;
-    std::vector<double> own_s;
+    Ranker ranker(p_);
+    std::vector<Timed> measured;  // finite costs
     const auto record = [&](const Path& path, std::optional<double> cost) {
       if (!cost || !std::isfinite(*cost)) return;
       measured.push_back({path, *cost});
-      own_x.push_back(ctx.space().features(path));
-      own_s.push_back(*cost);
+      ranker.measured(ctx.space().features(path), *cost);
     };
     record({}, ctx.evaluate({Path{}})[0]);
     int stale = 0;
@@ -49,7 +46,9 @@ class ModelSearch : public Strategy {
       std::ranges::stable_sort(measured, {}, &Timed::cost);
       std::vector<Path> pool = unseen_children(ctx, measured);
       if (pool.empty()) break;
-      std::vector<size_t> order = rank(ctx.space(), pool, *model, own_x, own_s, rng);
+      std::vector<std::vector<float>> x;
+      for (const Path& p : pool) x.push_back(ctx.space().features(p));
+      std::vector<size_t> order = ranker.rank(x, rng);
       std::vector<Path> batch;
       for (size_t i = 0; i < order.size() && batch.size() < static_cast<size_t>(p_.top_k); i++)
         batch.push_back(pool[order[i]]);
@@ -72,29 +71,57 @@ class ModelSearch : public Strategy {
     return pool;
   }
 
-  // POOL's indices, the model's favourites first; a seeded shuffle while there is nothing to learn from.
-  std::vector<size_t> rank(SearchSpace& space, const std::vector<Path>& pool, CostModel& model,
-                           const std::vector<std::vector<float>>& own_x, const std::vector<double>& own_s,
-                           std::mt19937_64& rng) const {
-    std::vector<size_t> order(pool.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-    TrainingSet data;
-    if (p_.prior) data.append(*p_.prior);
-    data.add_kernel("this kernel", own_x, own_s, p_.own_weight);
-    if (own_s.size() < 2 && (!p_.prior || p_.prior->rows() == 0)) {
-      for (size_t i = order.size(); i > 1; i--) std::swap(order[i - 1], order[pick(rng, i)]);
+  // The prior's model, fitted once, plus a model of its errors on this kernel, refitted as
+  // measurements come in.
+  class Ranker {
+   public:
+    explicit Ranker(const ModelParams& p) : p_(p) {
+      if (!p.prior || p.prior->rows() == 0) return;
+      prior_ = make_cost_model(p.model, p.seed);
+      prior_->fit(*p.prior);
+    }
+
+    void measured(std::vector<float> features, double seconds) {
+      x_.push_back(std::move(features));
+      s_.push_back(seconds);
+    }
+
+    // X's indices, the favourites first; a seeded shuffle while there is nothing to learn from.
+    std::vector<size_t> rank(const std::vector<std::vector<float>>& x, std::mt19937_64& rng) const {
+      std::vector<size_t> order(x.size());
+      std::iota(order.begin(), order.end(), size_t{0});
+      if (!prior_ && s_.size() < 2) {
+        for (size_t i = order.size(); i > 1; i--) std::swap(order[i - 1], order[pick(rng, i)]);
+        return order;
+      }
+      const std::vector<float> score = predict(x);
+      std::ranges::stable_sort(order, {}, [&](size_t i) { return score[i]; });
       return order;
     }
-    model.fit(data);
-    std::vector<float> x;
-    for (const Path& p : pool) {
-      std::vector<float> f = space.features(p);
-      x.insert(x.end(), f.begin(), f.end());
+
+   private:
+    std::vector<float> predict(const std::vector<std::vector<float>>& rows) const {
+      std::vector<float> flat;
+      for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+      std::vector<float> score = prior_ ? prior_->predict(flat) : std::vector<float>(rows.size(), 0);
+      if (s_.size() < 2) return score;  // one measurement says nothing about a ranking
+      TrainingSet own;
+      own.add_kernel("this kernel", x_, s_);
+      std::vector<float> own_flat;
+      for (const auto& r : x_) own_flat.insert(own_flat.end(), r.begin(), r.end());
+      if (prior_) own.subtract(prior_->predict(own_flat));
+      std::unique_ptr<CostModel> residual = make_cost_model(p_.model, p_.seed);
+      residual->fit(own);
+      const std::vector<float> correction = residual->predict(flat);
+      for (size_t i = 0; i < score.size(); i++) score[i] += correction[i];
+      return score;
     }
-    const std::vector<float> score = model.predict(x);
-    std::ranges::stable_sort(order, {}, [&](size_t i) { return score[i]; });
-    return order;
-  }
+
+    const ModelParams& p_;
+    std::unique_ptr<CostModel> prior_;
+    std::vector<std::vector<float>> x_;
+    std::vector<double> s_;
+  };
 
   ModelParams p_;
 };

@@ -172,10 +172,12 @@ std::unique_ptr<Strategy> make_exhaustive(ExhaustiveParams params);
 
 // Model-guided search (model_search.cpp), as TVM's Ansor: every step ranks the unseen children of
 // the EXPAND best states measured so far by a cost model (cost_model.hpp) and measures only its
-// TOP_K; the model is retrained after every step on PRIOR (other kernels' measurements: what it
-// transfers) and this kernel's own, which count OWN_WEIGHT times as much. With no data at all (no
-// prior, only the root measured) it takes the seeded random order. It stops after PATIENCE steps
-// without progress of MIN_PROGRESS_S, or when no unseen child is left.
+// TOP_K. Two models add up: one trained once on PRIOR (other kernels' measurements: what
+// transfers), and one retrained after every step on what the prior got wrong about this kernel's
+// own measurements (boosting on the prior's predictions), so a step costs a fit over tens of rows,
+// not over the whole prior. With nothing to learn from (no prior, only the root measured) it
+// takes a seeded random order. It stops after PATIENCE steps without progress of MIN_PROGRESS_S,
+// or when no unseen child is left.
 struct ModelParams {
   uint64_t seed = 0;
   std::string model = "xgboost";  // make_cost_model's names
@@ -183,7 +185,6 @@ struct ModelParams {
   int expand = 4;
   int patience = 3;
   double min_progress_s = 0.01e-6;
-  float own_weight = 4;
   std::shared_ptr<const TrainingSet> prior;
 };
 std::unique_ptr<Strategy> make_model_search(ModelParams params);

@@ -150,6 +150,29 @@ TEST_F(TuneE2E, TheModelStrategyTunesAndReplaysFromTheOtherKernelsMeasurements) 
     EXPECT_NE(r.out.find("target_us  to_5pct  wall_s  search_s"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("model came within 5% of the target on "), std::string::npos) << r.out;
   }
+  // Against BEAM's own best, BEAM replayed reaches the target on every kernel: the target is what
+  // it finds, not the best stored (a regression: --target beam:W once reported the best stored).
+  const Result beam = tunebed("replay --strategy beam --width 2 --target beam:2 --budget 20 --format csv --db " + db_);
+  ASSERT_EQ(beam.exit_code, 0) << beam.err;
+  std::istringstream lines(beam.out);
+  std::string line;
+  const auto next = [&] {  // a CSV record, without its CRLF (RFC 4180)
+    if (!std::getline(lines, line)) return false;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
+  };
+  ASSERT_TRUE(next());
+  ASSERT_EQ(line, "kernel,device,stored,proposed,missing,best_us,found_us,target_us,to_5pct,wall_s,search_s");
+  int kernels = 0;
+  for (; next(); kernels++) {
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+    ASSERT_GE(f.size(), 9u) << line;
+    EXPECT_EQ(f[6], f[7]) << "found_us is target_us: " << line;
+    EXPECT_FALSE(f[8].empty()) << "beam reaches its own best: " << line;
+  }
+  EXPECT_EQ(kernels, 3);
   EXPECT_EQ(tunebed("replay --strategy model --cost-model forest --db " + db_).exit_code, 2);
   const Result target = tunebed("replay --target beam:0 --db " + db_);
   EXPECT_EQ(target.exit_code, 2);

@@ -49,12 +49,23 @@ struct Replayer {
   }
 };
 
-// The time to reach: the best stored time, or (beam:W) the best BEAM of width W finds when replayed
-// with the same budget.
-double target_seconds(const std::string& target, const search::StoredKernel& k, int64_t budget, double best_stored) {
-  if (target == "best") return best_stored;
+// --target: nullopt for "best", else the W of "beam:W"; a UsageError for anything else.
+std::optional<int> beam_target(const std::string& target) {
+  if (target == "best") return std::nullopt;
+  const std::string digits = target.starts_with("beam:") ? target.substr(5) : "";
+  if (!digits.empty() && digits.size() <= 4 && digits.find_first_not_of("0123456789") == std::string::npos &&
+      std::stoi(digits) >= 1)
+    return std::stoi(digits);
+  throw UsageError("--target must be best or beam:W with a width W from 1 to 9999, not '" + target + "'");
+}
+
+// The time to reach: the best stored time, or the best BEAM of width BEAM_WIDTH finds when
+// replayed with the same budget.
+double target_seconds(std::optional<int> beam_width, const search::StoredKernel& k, int64_t budget,
+                      double best_stored) {
+  if (!beam_width) return best_stored;
   search::KernelSpace space(Kernel(k.ast, Renderer::for_device(k.device)));
-  auto beam = make_strategy("beam", {.width = std::stoi(target.substr(5))});
+  auto beam = make_strategy("beam", {.width = *beam_width});
   const search::ReplayResult r = search::replay(*beam, space, k.costs, budget);
   return r.steps.empty() ? INFINITY : r.steps.back().best_so_far;
 }
@@ -101,10 +112,7 @@ int replay_cmd(const std::vector<std::string>& args) {
   const Output out = output_options(*vm);
   const int64_t budget = (*vm)["budget"].as<int64_t>();
   if (budget < 1) throw UsageError("--budget must be at least 1");
-  const std::string target = (*vm)["target"].as<std::string>();
-  if (target != "best" && !(target.starts_with("beam:") && target.size() > 5 &&
-                            target.find_first_not_of("0123456789", 5) == std::string::npos && std::stoi(target.substr(5)) >= 1))
-    throw UsageError("--target must be best or beam:W with a width W of at least 1, not '" + target + "'");
+  const std::optional<int> target = beam_target((*vm)["target"].as<std::string>());
   Replayer replayer{(*vm)["strategy"].as<std::string>(),
                     {.seed = (*vm)["seed"].as<uint64_t>(), .width = (*vm)["width"].as<int>(),
                      .cost_model = (*vm)["cost-model"].as<std::string>()},

@@ -18,6 +18,12 @@ struct Timed {
   double cost;
 };
 
+std::vector<float> flatten(const std::vector<std::vector<float>>& rows) {  // row-major, as CostModel takes
+  std::vector<float> flat;
+  for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+  return flat;
+}
+
 class ModelSearch : public Strategy {
  public:
   explicit ModelSearch(ModelParams p) : p_(std::move(p)) {}
@@ -101,15 +107,12 @@ class ModelSearch : public Strategy {
 
    private:
     std::vector<float> predict(const std::vector<std::vector<float>>& rows) const {
-      std::vector<float> flat;
-      for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+      const std::vector<float> flat = flatten(rows);
       std::vector<float> score = prior_ ? prior_->predict(flat) : std::vector<float>(rows.size(), 0);
       if (s_.size() < 2) return score;  // one measurement says nothing about a ranking
       TrainingSet own;
       own.add_kernel("this kernel", x_, s_);
-      std::vector<float> own_flat;
-      for (const auto& r : x_) own_flat.insert(own_flat.end(), r.begin(), r.end());
-      if (prior_) own.subtract(prior_->predict(own_flat));
+      if (prior_) own.subtract(prior_->predict(flatten(x_)));
       std::unique_ptr<CostModel> residual = make_cost_model(p_.model, p_.seed);
       residual->fit(own);
       const std::vector<float> correction = residual->predict(flat);

@@ -177,6 +177,8 @@ TEST_F(TuneE2E, TheModelStrategyTunesAndReplaysFromTheOtherKernelsMeasurements) 
   const Result target = tunebed("replay --target beam:0 --db " + db_);
   EXPECT_EQ(target.exit_code, 2);
   EXPECT_NE(target.err.find("--target must be best or beam:W"), std::string::npos) << target.err;
+  EXPECT_EQ(tunebed("replay --target beam:99999999999 --db " + db_).exit_code, 2);  // not an int: still bad input
+  EXPECT_EQ(tunebed("replay --target best --db " + db_).exit_code, 0);
 }
 
 TEST_F(TuneE2E, BadInputIsAUsageError) {

@@ -87,6 +87,7 @@ struct Batch {
   std::vector<BatchKernel> kernels;
   uint64_t seed = 0;
   bool retune = false;
+  int64_t check_iterations = kExactRunBudget;  // of each independent check's exact run
 };
 
 KernelLookup lookup_in(std::optional<results::TuningDb>& db, const std::string& path) {
@@ -112,7 +113,9 @@ Batch plan_batch(const po::variables_map& vm, const TuneDefaults& defaults,
     std::vector<ManifestEntry> m = read_manifest(vm["manifest"].as<std::string>());
     entries.insert(entries.end(), m.begin(), m.end());
   }
-  Batch batch{.seed = vm["seed"].as<uint64_t>(), .retune = vm["retune"].as<bool>()};
+  Batch batch{.seed = vm["seed"].as<uint64_t>(),
+              .retune = vm["retune"].as<bool>(),
+              .check_iterations = vm["check-budget"].as<int64_t>()};
   std::vector<BatchKernel> all =
       expand(entries, defaults, batch.seed, lookup_in(db, vm["db"].as<std::string>()));
   const Shard shard = vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
@@ -129,6 +132,7 @@ results::RunSpec run_spec(const Batch& batch, const TuneDefaults& defaults) {
   results::JsonRow params =
       results::parse_json_object(make_strategy(defaults.strategy, {.seed = batch.seed, .width = defaults.width})->params_json());
   params.emplace_back("retune", static_cast<int64_t>(batch.retune));
+  params.emplace_back("check_iterations", batch.check_iterations);
   params.emplace_back("plan", plan_text(batch.kernels));
   spec.params = results::to_json(params);
   spec.seed = static_cast<int64_t>(batch.seed);
@@ -158,6 +162,8 @@ Batch resumed_batch(std::optional<results::TuningDb>& db, const std::string& spe
       if (key == "plan" && std::holds_alternative<std::string>(value)) plan = std::get<std::string>(value);
       if (key == "retune" && std::holds_alternative<int64_t>(value))
         batch.retune = std::get<int64_t>(value) != 0;
+      if (key == "check_iterations" && std::holds_alternative<int64_t>(value))
+        batch.check_iterations = std::get<int64_t>(value);
     }
   } catch (const std::invalid_argument&) {
   }  // params that are not a flat object hold no plan either
@@ -182,7 +188,8 @@ Session start_session(const po::variables_map& vm, const TuneDefaults& defaults)
   const std::string db_path = vm["db"].as<std::string>();
   if (vm.count("resume")) {
     for (const char* planned :
-         {"workload", "manifest", "shard", "strategy", "exhaustive", "width", "budget", "seconds", "seed", "retune"})
+         {"workload", "manifest", "shard", "strategy", "exhaustive", "width", "budget", "seconds", "seed", "retune",
+          "check-budget"})
       if (vm.count(planned) && !vm[planned].defaulted())
         throw UsageError("--resume finishes the run's own plan with its own options: drop --" +
                          std::string(planned));
@@ -276,6 +283,9 @@ int run(const std::vector<std::string>& args) {
        "worker processes (0: one per core; env TUNEBED_WORKERS)")                       //
       ("db", po::value<std::string>()->default_value(kDefaultDb), "tuning database")    //
       ("retune", po::bool_switch(), "tune again even where the database has a winner")  //
+      ("check-budget", po::value<int64_t>()->default_value(kExactRunBudget),
+       "iterations of each kernel's exact reference run; a larger kernel is checked on a\n"
+       "sample of its outputs (every k-th, k odd)")  //
       ("progress", po::value<std::string>()->default_value("auto"), "auto, live, jsonl or none");
   cl.positional.add("workload", -1);
   cl.examples = {"tunebed tune", "tunebed tune matmul:M=512,N=512,K=512 --strategy annealing --budget 64",
@@ -293,6 +303,7 @@ int run(const std::vector<std::string>& args) {
   const TuneDefaults defaults{strategy, (*vm)["budget"].as<int64_t>(),
                               (*vm)["seconds"].as<double>(), (*vm)["width"].as<int>()};
   if (defaults.budget < 1) throw UsageError("--budget must be at least 1");
+  if ((*vm)["check-budget"].as<int64_t>() < 1) throw UsageError("--check-budget must be at least 1");
   make_strategy(defaults.strategy, {.width = defaults.width});  // a bad name fails before any work
   std::unique_ptr<Progress> progress = make_progress((*vm)["progress"].as<std::string>());
 
@@ -331,12 +342,12 @@ int run(const std::vector<std::string>& args) {
     const KernelSlot slot{i + 1, batch.kernels.size(), *k.options.budget};
     Outcome& outcome = outcomes.emplace_back(Outcome{k.hash, "", std::nullopt});
     try {
-      search::KernelTarget target(k.ast, k.source, device);
+      search::KernelTarget target(k.ast, k.source, device, {}, batch.check_iterations);
       search::TuneTarget& t = target.target();
       t.baseline = t.parse(target.default_opts());
       if (k.from_workload) {
         auto [it, fresh] = eigen_checks.try_emplace(k.source);
-        if (fresh) it->second = eigen_disagreement(k.source, batch.seed);
+        if (fresh) it->second = eigen_disagreement(k.source, batch.seed, batch.check_iterations);
         if (it->second) t.oracle = "ast-interpreter+eigen", t.oracle_error = *it->second;
       }
       outcome.shape = t.kernel.shape;

@@ -5,8 +5,8 @@
 
 namespace tunebed::cli {
 
-WorkloadCheck check_workload(const Workload& w, const Schedule& schedule) {
-  WorkloadCheck c{expect_output(schedule, w.output.buffers(), 0, kExactRunBudget), {}};
+WorkloadCheck check_workload(const Workload& w, const Schedule& schedule, int64_t max_iterations) {
+  WorkloadCheck c{expect_output(schedule, w.output.buffers(), 0, max_iterations), {}};
   try {
     c.eigen =
         check_output(reference::to_host(reference::evaluate(w.output.uop(), w.output.buffers())), c.expected);
@@ -18,10 +18,10 @@ WorkloadCheck check_workload(const Workload& w, const Schedule& schedule) {
   return c;
 }
 
-std::optional<std::string> eigen_disagreement(const std::string& spec, uint64_t seed) {
+std::optional<std::string> eigen_disagreement(const std::string& spec, uint64_t seed, int64_t max_iterations) {
   const Workload w = make_workload(spec, seed);
   try {
-    const WorkloadCheck c = check_workload(w, create_schedule({w.output.uop()}));
+    const WorkloadCheck c = check_workload(w, create_schedule({w.output.uop()}), max_iterations);
     return c.eigen.ok ? "" : c.eigen.message;
   } catch (const AstInterpreterError&) {
     return std::nullopt;

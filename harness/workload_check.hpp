@@ -22,13 +22,13 @@ struct WorkloadCheck {
 };
 
 // W's SCHEDULE (of w.output) run exactly on W's inputs, and the Eigen reference checked against it.
-// Throws AstInterpreterError for a schedule the exact run cannot take (an earlier kernel past
-// kExactRunBudget).
-WorkloadCheck check_workload(const Workload& w, const Schedule& schedule);
+// Each kernel's exact run is sampled past MAX_ITERATIONS (expect_kernel_ast). Throws
+// AstInterpreterError for a schedule the exact run cannot take (an earlier kernel past the budget).
+WorkloadCheck check_workload(const Workload& w, const Schedule& schedule, int64_t max_iterations = kExactRunBudget);
 
 // The Eigen half of the tuner's independent check for the workload SPEC (inputs from SEED): "" when
 // the Eigen reference agrees with the schedule's exact run, else why not; nullopt when the exact
 // run cannot take the schedule (its kernels are then checked one by one only).
-std::optional<std::string> eigen_disagreement(const std::string& spec, uint64_t seed);
+std::optional<std::string> eigen_disagreement(const std::string& spec, uint64_t seed, int64_t max_iterations);
 
 }  // namespace tunebed::cli

@@ -93,6 +93,7 @@ Message encode(const Job& job) {
   w.i64(job.timing.warmup);
   w.i64(job.timing.runs);
   put_optional(w, job.timing.early_stop_s);
+  w.f64(job.timing.max_seconds);
   w.f64(job.timing.timeout_s);
   w.f64(job.timing.compile_timeout_s);
   return w.bytes();
@@ -114,6 +115,7 @@ Job decode_job(WireReader& r) {
   job.timing.warmup = static_cast<int>(r.i64("warmup"));
   job.timing.runs = static_cast<int>(r.i64("runs"));
   job.timing.early_stop_s = get_optional(r, "early stop");
+  job.timing.max_seconds = r.f64("max seconds");
   job.timing.timeout_s = r.f64("timeout");
   job.timing.compile_timeout_s = r.f64("compile timeout");
   r.expect_end();

@@ -21,7 +21,7 @@ std::string shape_summary(const UOp& ast) {
 }
 
 KernelTarget::KernelTarget(const UOp& ast, const std::string& source, const std::string& device,
-                           ActionSpaceOptions options)
+                           ActionSpaceOptions options, int64_t check_iterations)
     : ast_(strip_info(ast)) {
   Renderer renderer = Renderer::for_device(device);
   root_ = std::make_unique<Kernel>(ast_, renderer);
@@ -46,8 +46,8 @@ KernelTarget::KernelTarget(const UOp& ast, const std::string& source, const std:
   for (const UOp& v : plain.vars) at_max[v.arg().as_tuple().at(0).as_string()] = v.vmax();
   target_.vars = bind_vars(plain, at_max);
   target_.output = 0;
-  target_.expect = [this, at_max](const std::vector<HostBuffer>& bufs) {
-    return expect_kernel_ast(ast_, bufs, at_max, kExactRunBudget).at(static_cast<size_t>(target_.output));
+  target_.expect = [this, at_max, check_iterations](const std::vector<HostBuffer>& bufs) {
+    return expect_kernel_ast(ast_, bufs, at_max, check_iterations).at(static_cast<size_t>(target_.output));
   };
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/ir/uop.hpp"
+#include "core/schedule/ast_interpreter.hpp"
 #include "search/kernel_space.hpp"
 #include "search/tune.hpp"
 
@@ -20,8 +21,10 @@ class KernelTarget {
  public:
   // AST: a kernel's SINK (its KernelInfo, if any, is ignored). SOURCE says where it came from
   // (a workload spec, a file:line). DEVICE: "cpu" (the only target codegen renders for now).
+  // CHECK_ITERATIONS: the budget of the independent check's exact run (expect_kernel_ast: a
+  // larger kernel is checked on an odd-strided sample of its outputs).
   KernelTarget(const UOp& ast, const std::string& source, const std::string& device,
-               ActionSpaceOptions options = {});
+               ActionSpaceOptions options = {}, int64_t check_iterations = kExactRunBudget);
   ~KernelTarget();
   KernelTarget(const KernelTarget&) = delete;
   KernelTarget& operator=(const KernelTarget&) = delete;

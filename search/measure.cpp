@@ -7,14 +7,19 @@
 
 namespace tunebed::search {
 
-std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params) {
-  for (int i = 0; i < params.warmup; i++) launch();
+std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params,
+                                    std::optional<double> first) {
+  int warmup = first ? params.warmup - 1 : params.warmup;
+  if (first && params.early_stop_s && *first > kColdFactor * *params.early_stop_s) warmup = 0;
+  for (int i = 0; i < warmup; i++) launch();
   std::vector<double> samples;
-  double fastest = INFINITY;
+  double fastest = INFINITY, total = 0;
   for (int i = 0; i < params.runs; i++) {
     samples.push_back(launch());
     fastest = std::min(fastest, samples.back());
+    total += samples.back();
     if (params.early_stop_s && fastest > *params.early_stop_s) break;
+    if (total >= params.max_seconds) break;
   }
   return samples;
 }

@@ -3,10 +3,14 @@
 // Timing (measure_samples). A kernel's first launches pay for cold caches, page faults and lazy
 // driver work, so `warmup` launches are thrown away; the figure is the median of `runs` launches,
 // which a single preempted launch cannot move. Like tinygrad's _time_program, timing stops early
-// once the fastest sample so far is slower than `early_stop_s` (the search passes 3x its best):
-// a candidate that cannot win does not get to spend the whole budget proving it. The worker's
-// verification run counts as one warm-up; a second is needed: the launch right after it measured
-// up to twice the later ones (the check had streamed the expected values through the caches).
+// once the fastest sample so far is slower than `early_stop_s` (the search passes
+// kEarlyStopFactor times its best): a candidate that cannot win does not get to spend the whole
+// budget proving it. The worker's verification run counts as one warm-up; a second is needed: the
+// launch right after it measured up to twice the later ones (the check had streamed the expected
+// values through the caches). So a verification launch slower than kColdFactor times the bar
+// cannot come under it warm: the other warm-ups are skipped and one sample records how slow it
+// is. A slow kernel gets fewer samples: they stop once they add up to `max_seconds` (a launch
+// of 400 ms is not moved by a scheduler tick, and the winner is re-timed anyway, below).
 //
 // Re-timing (decide.hpp). Timings drift: clocks boost and throttle, another process wakes up.
 // Timing the top-k one after another gives the drift to whoever ran during the quiet moment, so
@@ -31,19 +35,28 @@
 
 namespace tunebed::search {
 
+// The early-stop bar is this many times the best time so far.
+inline constexpr double kEarlyStopFactor = 3;
+// A cold launch (the first after the verification run's check) measured up to this many times a
+// warm one.
+inline constexpr double kColdFactor = 2;
+
 struct TimingParams {
   int warmup = 2;  // the verification run and one more
   int runs = 7;
   std::optional<double> early_stop_s;  // stop once min(samples) exceeds this
+  double max_seconds = 0.5;            // stop once the samples add up to this (after one)
   // Past these the worker is killed and the candidate is a timeout. Compiling gets its own,
   // generous limit: its time depends on the machine's load, a run's on the candidate.
   double timeout_s = 10;
   double compile_timeout_s = 120;
 };
 
-// Seconds per launch, `warmup` untimed launches first, stopping early as above. Never empty
-// when runs >= 1.
-std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params);
+// Seconds per launch, `warmup` untimed launches first, stopping early as above. FIRST: the
+// seconds of a launch already made (the verification run), which counts as a warm-up. Never
+// empty when runs >= 1.
+std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params,
+                                    std::optional<double> first = std::nullopt);
 
 double median(std::vector<double> samples);  // of a non-empty list; the mean of the middle two if even
 

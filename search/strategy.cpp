@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "search/measure.hpp"
+
 namespace tunebed::search {
 
 double steady_seconds() {
@@ -35,7 +37,7 @@ std::vector<std::optional<double>> SearchContext::evaluate(const std::vector<Pat
   }
   if (!fresh.empty()) {
     std::optional<double> early_stop;
-    if (best()) early_stop = 3 * best()->cost;
+    if (best()) early_stop = kEarlyStopFactor * best()->cost;
     std::vector<double> costs = cost_.evaluate(fresh, early_stop);
     for (size_t i = 0; i < fresh.size(); i++) {
       std::string k = space_.key(fresh[i]);

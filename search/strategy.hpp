@@ -11,8 +11,8 @@
 // SearchContext sits between a strategy and the cost function and enforces what every strategy
 // owes the user: no state is evaluated twice (a repeat costs nothing and returns the stored
 // cost), the budget in candidates and in wall seconds (compilation included: it is the cost
-// function's time) is never exceeded, the early-stop hint is 3x the best time so far (as
-// tinygrad's beam_search passes to _time_program), and every evaluation is kept in order.
+// function's time) is never exceeded, the early-stop hint is kEarlyStopFactor (3) times the best
+// time so far (as tinygrad's beam_search passes to _time_program), and every evaluation is kept in order.
 //
 // Reproducibility: a strategy draws only from its own seeded mt19937_64 and iterates actions in
 // the space's order, so the same seed and the same costs give the same sequence of proposals. A
@@ -51,7 +51,8 @@ class CostFunction {
  public:
   virtual ~CostFunction() = default;
   // Seconds for each state of BATCH, +inf where the candidate failed. EARLY_STOP: a time past
-  // which the candidate cannot matter, so its measurement may stop early.
+  // which the candidate cannot matter, so its measurement may stop early; one that measures the
+  // batch a few at a time may lower it as the batch's own results come in.
   virtual std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double> early_stop) = 0;
 };
 

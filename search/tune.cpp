@@ -84,7 +84,6 @@ class TuneCost : public CostFunction {
                          .message = std::string("cannot render: ") + e.what()});
         continue;
       }
-      job.timing.early_stop_s = early_stop;
       jobs.push_back(std::move(job));
       slot.push_back(i);
       opts_of.push_back(std::move(opts));
@@ -98,6 +97,11 @@ class TuneCost : public CostFunction {
       const size_t end = std::min(jobs.size(), begin + chunk);
       std::vector<Job> part(jobs.begin() + static_cast<ptrdiff_t>(begin),
                             jobs.begin() + static_cast<ptrdiff_t>(end));
+      // The bar falls as the batch's own results come in: a slow candidate after a fast one
+      // stops early even within the batch.
+      std::optional<double> bar = early_stop;
+      if (best_) bar = std::min(bar.value_or(INFINITY), kEarlyStopFactor * *best_);
+      for (Job& job : part) job.timing.early_stop_s = bar;
       pool_.run(part, [&](int j, const JobResult& r) {
         const size_t at = begin + static_cast<size_t>(j);
         record(opts_of[at], part[j].kernel.source, r);

@@ -70,7 +70,7 @@ JobResult run_and_verify(Program& program, Device& device, const Job& job) {
                                 std::to_string(job.buffers.size()) + " buffers");
   DeviceArgs args = upload(device, job.buffers, job.output);
   JobResult r;
-  program.run(args.bufs, job.vars, job.kernel.dims);
+  const double verified_s = launch_seconds(job.kernel.source, program.run(args.bufs, job.vars, job.kernel.dims));
   HostBuffer out = args.bufs[job.output]->to_host();
   if (job.expected) {
     Verdict v = check_output(out, *job.expected);
@@ -82,12 +82,10 @@ JobResult run_and_verify(Program& program, Device& device, const Job& job) {
     }
   }
   if (job.return_output) r.output = std::move(out);
-  TimingParams timing = job.timing;
-  timing.warmup = std::max(0, timing.warmup - 1);  // the verified run warmed it once already
-  if (timing.runs > 0) {
+  if (job.timing.runs > 0) {
     r.samples = measure_samples(
         [&] { return launch_seconds(job.kernel.source, program.run(args.bufs, job.vars, job.kernel.dims)); },
-        timing);
+        job.timing, verified_s);
     r.median = median(r.samples);
   }
   return r;

@@ -181,6 +181,22 @@ TEST_F(TuneE2E, TheModelStrategyTunesAndReplaysFromTheOtherKernelsMeasurements) 
   EXPECT_EQ(tunebed("replay --target best --db " + db_).exit_code, 0);
 }
 
+// --check-budget bounds each kernel's exact reference run: past it the kernel is checked on an
+// odd-strided sample of its outputs (32^3 iterations / 1000: every 33rd of 1024), its check says
+// how many it left unverified, and the run stores the budget it was checked with.
+TEST_F(TuneE2E, TheCheckBudgetSamplesTheReferenceRunAndTheRunStoresIt) {
+  Result r = tune("matmul:M=32,N=32,K=32 --budget 2 --check-budget 1000");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto db = results::TuningDb::open_read_only(db_);
+  results::Statement check = results::raw_connection(db).prepare("SELECT status, unverified FROM kernel_checks");
+  ASSERT_TRUE(check.step());
+  EXPECT_EQ(check.column_text(0), "ok");
+  EXPECT_EQ(check.column_int(1), 1024 - 32);
+  results::Statement run = results::raw_connection(db).prepare("SELECT params FROM runs");
+  ASSERT_TRUE(run.step());
+  EXPECT_NE(run.column_text(0).find("\"check_iterations\":1000"), std::string::npos) << run.column_text(0);
+}
+
 TEST_F(TuneE2E, BadInputIsAUsageError) {
   Result unknown = tune("nosuchworkload");
   EXPECT_EQ(unknown.exit_code, 2);
@@ -188,6 +204,7 @@ TEST_F(TuneE2E, BadInputIsAUsageError) {
   EXPECT_FALSE(fs::exists(db_)) << "bad input must not create the database";
   EXPECT_EQ(tune("matmul --strategy nope").exit_code, 2);
   EXPECT_EQ(tune("matmul --budget 0").exit_code, 2);
+  EXPECT_EQ(tune("matmul --check-budget 0").exit_code, 2);
   EXPECT_EQ(tune("matmul --device opencl").exit_code, 2);
   EXPECT_EQ(tune("matmul --progress fancy").exit_code, 2);
   Result shard = tune("matmul --shard 3/2");

@@ -58,8 +58,37 @@ TEST(Measure, SamplesStopEarlyOnceClearlySlower) {
   };
   EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 10, .early_stop_s = 4.5}).size(), 1u);
   EXPECT_EQ(launches, 3);  // two warm-ups, then one launch was enough to know
-  EXPECT_EQ(measure_samples(launch, {.warmup = 0, .runs = 10, .early_stop_s = 6}).size(), 10u);
+  EXPECT_EQ(measure_samples(launch, {.warmup = 0, .runs = 10, .early_stop_s = 6, .max_seconds = 1e9}).size(), 10u);
   EXPECT_EQ(median({5, 1, 3, 2}), 2.5);
+}
+
+TEST(Measure, TheVerificationLaunchCountsAsAWarmUp) {
+  int launches = 0;
+  auto launch = [&] {
+    launches++;
+    return 1.0;
+  };
+  const TimingParams p{.warmup = 2, .runs = 3, .early_stop_s = 4, .max_seconds = 1e9};
+  EXPECT_EQ(measure_samples(launch, p, 1.0).size(), 3u);
+  EXPECT_EQ(launches, 1 + 3);  // one more warm-up, then the runs
+  launches = 0;
+  // A first launch past twice the bar cannot come under it warm: no warm-up, one sample.
+  EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 0.4, .max_seconds = 1e9}, 0.9).size(),
+            1u);
+  EXPECT_EQ(launches, 1);
+  launches = 0;
+  // Under twice the bar it may still be a cold launch of a kernel that is fast enough warm.
+  EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 1.5, .max_seconds = 1e9}, 2.9).size(),
+            3u);
+  EXPECT_EQ(launches, 1 + 3);
+}
+
+TEST(Measure, ASlowKernelGetsFewerSamples) {
+  auto launch = [] { return 0.2; };
+  EXPECT_EQ(measure_samples(launch, {.warmup = 0, .runs = 7, .max_seconds = 0.5}).size(), 3u);
+  EXPECT_EQ(measure_samples(launch, {.warmup = 0, .runs = 7, .max_seconds = 10}).size(), 7u);
+  // One sample always, however slow.
+  EXPECT_EQ(measure_samples(launch, {.warmup = 0, .runs = 7, .max_seconds = 0.01}).size(), 1u);
 }
 
 TEST(Verify, SeededInputsAreReproducibleAndInRange) {
@@ -84,6 +113,7 @@ RC_GTEST_PROP(Wire, a_job_and_its_result_survive_the_round_trip,
   job.output = 1;
   job.expected = Expected{dtypes::float16, HostBuffer(dtypes::float64, 2), {0.5, INFINITY}};
   job.timing.early_stop_s = 0.25;
+  job.timing.max_seconds = 0.125;
   WireReader r(encode(job));
   RC_ASSERT(r.kind<MessageKind>() == MessageKind::job);
   Job back = decode_job(r);
@@ -96,6 +126,7 @@ RC_GTEST_PROP(Wire, a_job_and_its_result_survive_the_round_trip,
   RC_ASSERT(back.expected->value == job.expected->value);
   RC_ASSERT(back.expected->bound == job.expected->bound);
   RC_ASSERT(back.timing.early_stop_s == job.timing.early_stop_s);
+  RC_ASSERT(back.timing.max_seconds == job.timing.max_seconds);
 
   JobResult res;
   res.status = CandidateStatus::wrong;

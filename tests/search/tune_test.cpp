@@ -101,6 +101,28 @@ TEST_F(TuneDriver, FaultsAreRecordedQuarantinedAndACorrectKernelWins) {
   EXPECT_TRUE(db.integrity_check().empty());
 }
 
+// The early-stop bar falls as a batch comes in. One worker runs the level in order: V:fast
+// (1 us), then V:mid (100 us), which is under 3x the root (50 us), the bar the batch began with,
+// but far over 3x V:fast: it stops after one sample, with no warm-up after its verification.
+TEST_F(TuneDriver, TheEarlyStopBarFallsWithinABatch) {
+  VariantSpace two{{{"fast", doubling(1)}, {"mid", doubling(100)}}};
+  TuneTarget t = synthetic_target(two, root);
+  t.kernel = target.kernel;
+  WorkerPool pool({.workers = 1});
+  auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::create);
+  auto beam = make_beam({.width = 2});
+  TuneOptions o = options();
+  o.timing.runs = 5;
+  o.top_k = 1;  // no re-timing: the search's own samples stay
+  TuneResult r = tune(t, *beam, pool, db, o);
+  EXPECT_EQ(r.opts, "V:fast");
+  std::map<std::string, size_t> samples;
+  for (const results::CandidateRow& c : db.history(db.kernel(t.kernel.hash)->id)) samples[c.opts] = c.samples_us.size();
+  EXPECT_EQ(samples[""], 5u);
+  EXPECT_EQ(samples["V:fast"], 5u);
+  EXPECT_EQ(samples["V:mid"], 1u);
+}
+
 TEST_F(TuneDriver, TheSecondTuningIsACacheHitAndRetuneSkipsTheQuarantined) {
   WorkerPool pool({.workers = 2});
   auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::create);

@@ -11,7 +11,7 @@ namespace tunebed::search {
 // --- the training set ---
 
 void TrainingSet::add_kernel(const std::string& group, const std::vector<std::vector<float>>& features,
-                             const std::vector<double>& seconds, float weight) {
+                             const std::vector<double>& seconds, float weight, std::string winner) {
   if (features.size() != seconds.size())
     throw std::invalid_argument("cost model: " + std::to_string(features.size()) + " feature rows for " +
                                 std::to_string(seconds.size()) + " times");
@@ -23,6 +23,7 @@ void TrainingSet::add_kernel(const std::string& group, const std::vector<std::ve
   mean /= static_cast<double>(n);
   const int g = static_cast<int>(groups_.size());
   groups_.push_back(group);
+  winners_.push_back(std::move(winner));
   for (size_t i = 0; i < seconds.size(); i++) {
     if (!std::isfinite(seconds[i]) || seconds[i] <= 0) continue;
     if (!x_.empty() && features[i].size() != width())
@@ -42,7 +43,11 @@ TrainingSet TrainingSet::without(const std::string& group) const {
   const size_t w = width();
   std::vector<int> renumber(groups_.size(), -1);
   for (size_t g = 0; g < groups_.size(); g++)
-    if (groups_[g] != group) renumber[g] = static_cast<int>(out.groups_.size()), out.groups_.push_back(groups_[g]);
+    if (groups_[g] != group) {
+      renumber[g] = static_cast<int>(out.groups_.size());
+      out.groups_.push_back(groups_[g]);
+      out.winners_.push_back(winners_[g]);
+    }
   for (size_t r = 0; r < rows(); r++) {
     if (renumber[group_of_[r]] < 0) continue;
     out.x_.insert(out.x_.end(), x_.begin() + static_cast<ptrdiff_t>(r * w), x_.begin() + static_cast<ptrdiff_t>((r + 1) * w));
@@ -60,10 +65,18 @@ void TrainingSet::append(const TrainingSet& other) {
                                 std::to_string(width()));
   const int base = static_cast<int>(groups_.size());
   groups_.insert(groups_.end(), other.groups_.begin(), other.groups_.end());
+  winners_.insert(winners_.end(), other.winners_.begin(), other.winners_.end());
   x_.insert(x_.end(), other.x_.begin(), other.x_.end());
   target_.insert(target_.end(), other.target_.begin(), other.target_.end());
   weight_.insert(weight_.end(), other.weight_.begin(), other.weight_.end());
   for (int g : other.group_of_) group_of_.push_back(base + g);
+}
+
+std::vector<std::string> TrainingSet::winners() const {
+  std::vector<std::string> out;
+  for (const std::string& w : winners_)
+    if (!w.empty()) out.push_back(w);
+  return out;
 }
 
 void TrainingSet::subtract(const std::vector<float>& base) {

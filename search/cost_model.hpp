@@ -23,9 +23,10 @@ namespace tunebed::search {
 class TrainingSet {
  public:
   // Adds one kernel's measured candidates (finite seconds only; a failed candidate teaches
-  // nothing about speed), under the name GROUP (a kernel hash). WEIGHT scales their say.
+  // nothing about speed), under the name GROUP (a kernel hash). WEIGHT scales their say. WINNER:
+  // the opts that won on it, if known, which the model strategy tries on kernels like it.
   void add_kernel(const std::string& group, const std::vector<std::vector<float>>& features,
-                  const std::vector<double>& seconds, float weight = 1);
+                  const std::vector<double>& seconds, float weight = 1, std::string winner = {});
   // The rows of every kernel but GROUP: a model that has not seen it (leave-one-out).
   TrainingSet without(const std::string& group) const;
   void append(const TrainingSet& other);
@@ -35,6 +36,8 @@ class TrainingSet {
 
   size_t rows() const { return target_.size(); }
   size_t kernels() const { return groups_.size(); }
+  // Each kernel's winner, where known, in the order they were added.
+  std::vector<std::string> winners() const;
   const std::vector<float>& features() const { return x_; }  // row-major, rows() x width()
   const std::vector<float>& target() const { return target_; }
   const std::vector<float>& weight() const { return weight_; }
@@ -44,6 +47,7 @@ class TrainingSet {
   std::vector<float> x_, target_, weight_;
   std::vector<int> group_of_;  // per row, an index into groups_
   std::vector<std::string> groups_;
+  std::vector<std::string> winners_;  // per group, "" where unknown
 };
 
 class CostModel {

@@ -54,7 +54,7 @@ class KernelSpace : public SearchSpace {
   std::vector<Opt> opts(const Path& state) const;
   // The path of an opts string; nullopt if an opt is not among the space's actions or the
   // sequence is not legal on this kernel.
-  std::optional<Path> parse(const std::string& opts);
+  std::optional<Path> parse(const std::string& opts) override;
   // The root kernel with STATE's opts applied (KernelOptError if they are not legal).
   const Kernel& kernel(const Path& state);
 

@@ -45,7 +45,7 @@ struct TimingParams {
   int warmup = 2;  // the verification run and one more
   int runs = 7;
   std::optional<double> early_stop_s;  // stop once min(samples) exceeds this
-  double max_seconds = 0.5;            // stop once the samples add up to this (after one)
+  double max_seconds = 0.25;           // stop once the samples add up to this (after one)
   // Past these the worker is killed and the candidate is a timeout. Compiling gets its own,
   // generous limit: its time depends on the machine's load, a run's on the candidate.
   double timeout_s = 10;

@@ -47,6 +47,16 @@ class ModelSearch : public Strategy {
       ranker.measured(ctx.space().features(path), *cost);
     };
     record({}, ctx.evaluate({Path{}})[0]);
+    // Transfer: the winners of the kernels the prior learned from, where legal here, the model's
+    // favourites first. A kernel like one already tuned is likely won by the same opts.
+    if (!measured.empty()) {
+      std::vector<Path> won = transplants(ctx);
+      std::vector<std::vector<float>> x;
+      for (const Path& p : won) x.push_back(ctx.space().features(p));
+      std::vector<Path> batch = first(won, ranker.rank(x, rng), p_.top_k);
+      std::vector<std::optional<double>> costs = ctx.evaluate(batch);
+      for (size_t i = 0; i < batch.size(); i++) record(batch[i], costs[i]);
+    }
     int stale = 0;
     while (!ctx.exhausted() && !measured.empty() && stale < p_.patience) {
       std::ranges::stable_sort(measured, {}, &Timed::cost);
@@ -54,10 +64,7 @@ class ModelSearch : public Strategy {
       if (pool.empty()) break;
       std::vector<std::vector<float>> x;
       for (const Path& p : pool) x.push_back(ctx.space().features(p));
-      std::vector<size_t> order = ranker.rank(x, rng);
-      std::vector<Path> batch;
-      for (size_t i = 0; i < order.size() && batch.size() < static_cast<size_t>(p_.top_k); i++)
-        batch.push_back(pool[order[i]]);
+      std::vector<Path> batch = first(pool, ranker.rank(x, rng), p_.top_k);
       const double before = measured[0].cost;
       std::vector<std::optional<double>> costs = ctx.evaluate(batch);
       for (size_t i = 0; i < batch.size(); i++) record(batch[i], costs[i]);
@@ -67,6 +74,24 @@ class ModelSearch : public Strategy {
   }
 
  private:
+  // The first N of PATHS in ORDER.
+  static std::vector<Path> first(const std::vector<Path>& paths, const std::vector<size_t>& order, int n) {
+    std::vector<Path> out;
+    for (size_t i = 0; i < order.size() && out.size() < static_cast<size_t>(n); i++) out.push_back(paths[order[i]]);
+    return out;
+  }
+
+  // The prior's winners that parse in this space and were not measured yet, each once.
+  std::vector<Path> transplants(SearchContext& ctx) const {
+    std::vector<Path> out;
+    std::set<std::string> keys;
+    if (!p_.prior) return out;
+    for (const std::string& w : p_.prior->winners())
+      if (std::optional<Path> p = ctx.space().parse(w); p && !ctx.seen(*p) && keys.insert(ctx.space().key(*p)).second)
+        out.push_back(std::move(*p));
+    return out;
+  }
+
   // The unseen children of the EXPAND cheapest measured states, each key once, in order.
   std::vector<Path> unseen_children(SearchContext& ctx, const std::vector<Timed>& measured) const {
     std::vector<Path> pool;

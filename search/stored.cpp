@@ -39,14 +39,17 @@ TrainingSet training_set(const std::vector<StoredKernel>& kernels, const std::st
     KernelSpace space(Kernel(k.ast, Renderer::for_device(device)), options);
     std::vector<std::vector<float>> x;
     std::vector<double> s;
+    std::string fastest;
+    double fastest_s = INFINITY;
     for (const auto& [opts, cost] : k.costs) {
       if (!std::isfinite(cost)) continue;
       const std::optional<Path> path = space.parse(opts);
       if (!path) continue;
       x.push_back(space.features(*path));
       s.push_back(cost);
+      if (cost < fastest_s) fastest = opts, fastest_s = cost;
     }
-    data.add_kernel(k.hash, x, s);
+    data.add_kernel(k.hash, x, s, 1, fastest);
   }
   return data;
 }

@@ -45,6 +45,9 @@ class SearchSpace {
   // What the cost model (cost_model.hpp) knows of STATE, kernel_features for a kernel. Only the
   // model strategy asks; a space without features throws std::logic_error.
   virtual std::vector<float> features(const Path& state);
+  // The state whose key is KEY, if it is legal here; the model strategy tries other kernels'
+  // winners this way. A space that cannot parse keys answers nullopt.
+  virtual std::optional<Path> parse(const std::string& key);
 };
 
 class CostFunction {

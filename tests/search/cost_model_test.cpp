@@ -68,6 +68,18 @@ TEST(TrainingSet, TargetsAreLogTimesCenteredPerKernelAndFailuresAreDropped) {
   EXPECT_THROW(data.add_kernel("c", {{1, 2}}, {1.0}), std::invalid_argument);  // another width
 }
 
+TEST(TrainingSet, EachKernelsWinnerGoesWhereItsRowsGo) {
+  TrainingSet data;
+  data.add_kernel("a", {{1}}, {1.0}, 1, "UPCAST:0:4");
+  data.add_kernel("b", {{1}}, {1.0});  // no winner known
+  data.add_kernel("c", {{1}}, {1.0}, 1, "THREAD:0:2");
+  EXPECT_EQ(data.winners(), (std::vector<std::string>{"UPCAST:0:4", "THREAD:0:2"}));
+  EXPECT_EQ(data.without("a").winners(), (std::vector<std::string>{"THREAD:0:2"}));
+  TrainingSet more = data.without("c");
+  more.append(data.without("a"));
+  EXPECT_EQ(more.winners(), (std::vector<std::string>{"UPCAST:0:4", "THREAD:0:2"}));
+}
+
 class CostModels : public testing::TestWithParam<std::string> {};
 
 TEST_P(CostModels, RankAKernelTheyWereNotTrainedOn) {

@@ -44,6 +44,19 @@ struct SeparableSpace : SearchSpace {
     for (int v : setting(state)) f.push_back(static_cast<float>(v));
     return f;
   }
+  std::optional<Path> parse(const std::string& key) override {  // "v0,v1,...," as key() writes it
+    Path p;
+    size_t at = 0;
+    for (int d = 0; d < dims; d++) {
+      const size_t comma = key.find(',', at);
+      if (comma == std::string::npos || comma == at) return std::nullopt;
+      const int v = std::stoi(key.substr(at, comma - at));
+      if (v < 0 || v >= values) return std::nullopt;
+      if (v > 0) p.push_back(d * values + v);
+      at = comma + 1;
+    }
+    return at == key.size() ? std::optional(p) : std::nullopt;
+  }
   double cost(const Path& state) const {
     double c = 1;
     std::vector<int> s = setting(state);
@@ -256,6 +269,22 @@ TEST(ModelSearch, APriorFromAnotherKernelFindsTheOptimumWithAQuarterOfBeamsCandi
   EXPECT_FALSE(model_cost.repeated);
   const int64_t b = candidates_to(beam, unseen.optimum()), m = candidates_to(model, unseen.optimum());
   EXPECT_LE(4 * m, b) << "model " << m << " candidates, beam " << b;
+}
+
+// Transfer of winners: the opts that won the prior's kernels are measured right after the root,
+// where they parse here (one does not), so a kernel won by the same opts is solved at once.
+TEST(ModelSearch, TriesThePriorsWinnersRightAfterTheRoot) {
+  std::vector<std::vector<int>> w = {{9, 3, 7, 1}, {2, 8, 0, 5}, {6, 6, 4, 9}};
+  SeparableSpace space(3, 4, w);
+  std::vector<std::vector<float>> x = {space.features({}), space.features({1})};
+  auto prior = std::make_shared<TrainingSet>();
+  prior->add_kernel("won like this one", x, {2.0, 1.0}, 1, "3,2,2,");
+  prior->add_kernel("won by opts illegal here", x, {2.0, 1.0}, 1, "7,7,");
+  ASSERT_EQ(space.cost(*space.parse("3,2,2,")), space.optimum());
+  CountingCost cost(space);
+  const SearchResult r = run_search(*make_model_search({.prior = prior}), space, cost, {});
+  EXPECT_EQ(candidates_to(r, space.optimum()), 2);
+  EXPECT_FALSE(cost.repeated);
 }
 
 TEST(ModelSearch, BadParametersAreRefused) {

@@ -6,6 +6,7 @@
 
 #include "core/ir/text.hpp"
 #include "core/opt/kernel.hpp"
+#include "search/measure.hpp"
 
 namespace tunebed::search {
 
@@ -17,15 +18,16 @@ std::vector<StoredKernel> stored_kernels(results::TuningDb& db, const results::F
     if (w.action_space_version != version) continue;
     const int64_t id = db.resolve_kernel(w.kernel_hash);
     StoredKernel k{w.kernel_hash, w.device, parse_uop(db.kernel(id).ast), {}, {}};
+    std::map<std::string, std::vector<double>> medians;  // per opts, of its correct runs
     for (const results::CandidateRow& c : db.history(id)) {
       if (c.device != w.device) continue;
-      const double s = c.status == results::CandidateStatus::ok && c.median_us ? *c.median_us * 1e-6 : INFINITY;
-      auto [it, fresh] = k.costs.try_emplace(c.opts, s);
-      if (!fresh) it->second = std::min(it->second, s);
+      std::vector<double>& m = medians[c.opts];
+      if (c.status == results::CandidateStatus::ok && c.median_us) m.push_back(*c.median_us * 1e-6);
       const double wall = c.compile_ms.value_or(0) * 1e-3 +
                           std::accumulate(c.samples_us.begin(), c.samples_us.end(), 0.0) * 1e-6;
       k.wall_s.try_emplace(c.opts, wall);
     }
+    for (const auto& [opts, m] : medians) k.costs[opts] = m.empty() ? INFINITY : median(m);
     out.push_back(std::move(k));
   }
   return out;

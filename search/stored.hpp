@@ -19,7 +19,10 @@ namespace tunebed::search {
 struct StoredKernel {
   std::string hash, device;  // device: its --device name, "cpu"
   UOp ast;
-  StoredCosts costs;  // the lowest ok median per opts over every stored run, else +inf
+  // Per opts, the median of its correct runs' medians, else +inf. Not their lowest: that would
+  // favour the states measured most often (BEAM's path, which other runs revisit) with their
+  // luckiest draw, and bias a replay's target against a strategy that goes elsewhere.
+  StoredCosts costs;
   // Per opts, the wall seconds its measurement took: compile time plus the timed samples.
   std::map<std::string, double> wall_s;
 };

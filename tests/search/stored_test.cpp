@@ -1,0 +1,79 @@
+// A database's measurements as the offline search reads them (search/stored.hpp).
+#include "search/stored.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/ir/text.hpp"
+#include "core/schedule/schedule.hpp"
+#include "core/tensor/workloads.hpp"
+#include "results/candidate_writer.hpp"
+#include "search/tune.hpp"
+#include "tunebed/build_info.hpp"
+
+namespace tunebed::search {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Measured {
+  std::string opts;
+  std::optional<double> median_us;  // none: it failed
+};
+
+class StoredTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "tunebed-stored-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // One run of the matmul kernel that measured CANDIDATES.
+  void store_run(results::TuningDb& db, const std::vector<Measured>& candidates) {
+    const int64_t device = db.upsert_device(fingerprint_of("cpu"));
+    const int64_t kernel = db.upsert_kernel({.hash = kernel_hash(ast_), .ast = print_uop(ast_), .source = "test"});
+    const results::Run run = db.begin_run({.strategy = "beam",
+                                           .action_space_version = action_space_version({}),
+                                           .tunebed_version = std::string(build::kVersion),
+                                           .git_rev = std::string(build::kGitRev)});
+    results::CandidateWriter w(db, run.id);
+    for (const Measured& m : candidates)
+      w.add({.kernel_id = kernel,
+             .device_id = device,
+             .opts = m.opts,
+             .samples_us = m.median_us ? std::vector<double>{*m.median_us} : std::vector<double>{},
+             .median_us = m.median_us,
+             .status = m.median_us ? results::CandidateStatus::ok : results::CandidateStatus::crash});
+    w.close();
+    db.finish_run(run.id, results::RunStatus::completed);
+  }
+
+  fs::path dir_;
+  const UOp ast_ = create_schedule({make_workload("matmul:M=16,N=16,K=16").output.uop()}).items.at(0).ast;
+};
+
+// A state measured in several runs costs the median of its medians, not the luckiest one; a state
+// that failed in one run and ran in another costs what it ran in; the training set's winner is
+// the fastest by those costs.
+TEST_F(StoredTest, AStateMeasuredInSeveralRunsCostsTheMedianOfItsRuns) {
+  results::TuningDb db = results::TuningDb::open((dir_ / "t.db").string(), results::TuningDb::Mode::create);
+  store_run(db, {{"", 5.0}, {"UPCAST:0:4", 1.0}, {"UNROLL:0:4", std::nullopt}});
+  store_run(db, {{"UPCAST:0:4", 2.0}, {"UNROLL:0:4", 3.0}});
+  store_run(db, {{"UPCAST:0:4", 10.0}, {"THREAD:0:2", std::nullopt}});
+  const std::vector<StoredKernel> kernels = stored_kernels(db);
+  ASSERT_EQ(kernels.size(), 1u);
+  const StoredCosts& c = kernels[0].costs;
+  EXPECT_DOUBLE_EQ(c.at(""), 5e-6);
+  EXPECT_DOUBLE_EQ(c.at("UPCAST:0:4"), 2e-6);
+  EXPECT_DOUBLE_EQ(c.at("UNROLL:0:4"), 3e-6);
+  EXPECT_EQ(c.at("THREAD:0:2"), INFINITY);
+  const TrainingSet data = training_set(kernels, kernels[0].device);
+  EXPECT_EQ(data.rows(), 3u);
+  EXPECT_EQ(data.winners(), (std::vector<std::string>{"UPCAST:0:4"}));
+}
+
+}  // namespace
+}  // namespace tunebed::search

@@ -20,6 +20,7 @@
 #include "results/candidate_writer.hpp"
 #include "tests/harness/run_tunebed.hpp"
 #include "results/tuning_db.hpp"
+#include "tests/temp_dir.hpp"
 #include "tunebed/build_info.hpp"
 
 namespace tunebed::testing {
@@ -41,13 +42,9 @@ inline const std::string kWinnerOpts = "UPCAST:0:8,LOCAL:1:8";
 class DbFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tunebed-db-e2e-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     db_ = path("tuning.db");
     build(db_, false);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
@@ -171,7 +168,8 @@ class DbFixture : public ::testing::Test {
     }
   }
 
-  std::filesystem::path dir_;
+  const tunebed::testing::TempDir tmp_{"tunebed-db-e2e"};
+  const std::filesystem::path dir_ = tmp_.path();
   std::string db_;
 };
 

@@ -18,6 +18,7 @@
 #include "results/tuning_db.hpp"
 #include "tests/data/sops_sample.hpp"
 #include "tests/harness/db_fixture.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace tunebed::testing {
 namespace {
@@ -49,16 +50,11 @@ std::vector<Event> events_of(const std::string& out) {
 class TuneE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "tunebed-tune-e2e-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     db_ = (dir_ / "tuning.db").string();
     // A compile cache of the test's own, so that a run takes the time a first run takes (the
     // programs the test starts inherit it).
     ::setenv("TUNEBED_CACHE_DIR", (dir_ / "cache").c_str(), 1);
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
   Result tune(const std::string& args, const std::string& db = "") {
     return tunebed("tune " + args + " --db " + (db.empty() ? db_ : db) + " --jobs 1");
   }
@@ -77,7 +73,8 @@ class TuneE2E : public ::testing::Test {
     return out;
   }
 
-  fs::path dir_;
+  const TempDir tmp_{"tunebed-tune-e2e"};
+  const fs::path dir_ = tmp_.path();
   std::string db_;
 };
 

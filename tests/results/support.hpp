@@ -12,21 +12,17 @@
 
 #include "results/candidate_writer.hpp"
 #include "results/tuning_db.hpp"
+#include "tests/temp_dir.hpp"
 #include "tunebed/build_info.hpp"
 
 namespace tunebed::results::testing {
 
 class DbTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tunebed-results-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string file(const std::string& name) const { return (dir_ / name).string(); }
 
-  std::filesystem::path dir_;
+  const tunebed::testing::TempDir tmp_{"tunebed-results"};
+  const std::filesystem::path dir_ = tmp_.path();
 };
 
 inline Device cpu(const std::string& name = "cpu0") {

@@ -3,19 +3,16 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include "core/ir/text.hpp"
 #include "core/schedule/schedule.hpp"
 #include "core/tensor/workloads.hpp"
 #include "results/candidate_writer.hpp"
 #include "search/tune.hpp"
+#include "tests/temp_dir.hpp"
 #include "tunebed/build_info.hpp"
 
 namespace tunebed::search {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct Measured {
   std::string opts;
@@ -24,13 +21,6 @@ struct Measured {
 
 class StoredTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "tunebed-stored-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // One run of the matmul kernel that measured CANDIDATES.
   void store_run(results::TuningDb& db, const std::vector<Measured>& candidates) {
     const int64_t device = db.upsert_device(fingerprint_of("cpu"));
@@ -51,7 +41,7 @@ class StoredTest : public ::testing::Test {
     db.finish_run(run.id, results::RunStatus::completed);
   }
 
-  fs::path dir_;
+  const tunebed::testing::TempDir dir_{"tunebed-stored"};
   const UOp ast_ = create_schedule({make_workload("matmul:M=16,N=16,K=16").output.uop()}).items.at(0).ast;
 };
 
@@ -59,7 +49,7 @@ class StoredTest : public ::testing::Test {
 // that failed in one run and ran in another costs what it ran in; the training set's winner is
 // the fastest by those costs.
 TEST_F(StoredTest, AStateMeasuredInSeveralRunsCostsTheMedianOfItsRuns) {
-  results::TuningDb db = results::TuningDb::open((dir_ / "t.db").string(), results::TuningDb::Mode::create);
+  results::TuningDb db = results::TuningDb::open((dir_.path() / "t.db").string(), results::TuningDb::Mode::create);
   store_run(db, {{"", 5.0}, {"UPCAST:0:4", 1.0}, {"UNROLL:0:4", std::nullopt}});
   store_run(db, {{"UPCAST:0:4", 2.0}, {"UNROLL:0:4", 3.0}});
   store_run(db, {{"UPCAST:0:4", 10.0}, {"THREAD:0:2", std::nullopt}});

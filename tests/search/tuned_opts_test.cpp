@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <filesystem>
 
 #include "core/ir/text.hpp"
 #include "core/schedule/schedule.hpp"
@@ -14,12 +13,11 @@
 #include "results/candidate_writer.hpp"
 #include "search/tune.hpp"
 #include "tests/engine/oracles.hpp"
+#include "tests/temp_dir.hpp"
 #include "tunebed/build_info.hpp"
 
 namespace tunebed::search {
 namespace {
-
-namespace fs = std::filesystem;
 
 // The one kernel of a workload.
 UOp kernel_of(const Workload& w) {
@@ -31,16 +29,10 @@ UOp kernel_of(const Workload& w) {
 class TunedOptsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "tunebed-tuned-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    db_path_ = (dir_ / "t.db").string();
+    db_path_ = (tmp_.path() / "t.db").string();
     device_ = open_device("cpu");
   }
-  void TearDown() override {
-    ::unsetenv(kTunedDbVariable);
-    fs::remove_all(dir_);
-  }
+  void TearDown() override { ::unsetenv(kTunedDbVariable); }
 
   // Stores OPTS as the winner for AST on this machine's CPU, found under action space VERSION.
   void store_winner(const UOp& ast, const std::string& opts, const std::string& version) {
@@ -67,7 +59,7 @@ class TunedOptsTest : public ::testing::Test {
     return tuned.choose(ast);
   }
 
-  fs::path dir_;
+  const tunebed::testing::TempDir tmp_{"tunebed-tuned"};
   std::string db_path_;
   std::shared_ptr<Device> device_;
   const UOp matmul_ = kernel_of(make_workload("matmul:M=16,N=16,K=16"));

@@ -220,6 +220,9 @@ int why(const std::vector<std::string>& args) {
                     check->worst_ratio.value_or(0));
       how += margin;
     }
+    // A kernel past the check budget is checked on a sample; an element with an infinite bound
+    // cannot be checked at all. Either way the verdict covers less than the whole output.
+    if (check->unverified > 0) how += "; " + std::to_string(check->unverified) + " output elements unverified";
     if (!check->message.empty()) how += ": " + check->message;
     note(out, "independent check on " + winner.device + ": " + how + ", " + check->checked_at);
   }

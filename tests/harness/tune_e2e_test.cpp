@@ -192,6 +192,10 @@ TEST_F(TuneE2E, TheCheckBudgetSamplesTheReferenceRunAndTheRunStoresIt) {
   results::Statement run = results::raw_connection(db).prepare("SELECT params FROM runs");
   ASSERT_TRUE(run.step());
   EXPECT_NE(run.column_text(0).find("\"check_iterations\":1000"), std::string::npos) << run.column_text(0);
+  Result best = tunebed("query best --db " + db_);
+  Result why = tunebed("query why " + best.out.substr(best.out.find('\n') + 1, 12) + " --db " + db_);
+  ASSERT_EQ(why.exit_code, 0) << why.err;
+  EXPECT_NE(why.out.find("x its bound); 992 output elements unverified, "), std::string::npos) << why.out;
 }
 
 TEST_F(TuneE2E, BadInputIsAUsageError) {

@@ -46,41 +46,34 @@ class ModelSearch : public Strategy {
       measured.push_back({path, *cost});
       ranker.measured(ctx.space().features(path), *cost);
     };
-    record({}, ctx.evaluate({Path{}})[0]);
-    // Transfer: the winners of the kernels the prior learned from, where legal here, the model's
-    // favourites first. A kernel like one already tuned is likely won by the same opts.
-    if (!measured.empty()) {
-      std::vector<Path> won = transplants(ctx);
+    // Measures the model's top_k of CANDIDATES.
+    const auto measure_top = [&](const std::vector<Path>& candidates) {
       std::vector<std::vector<float>> x;
-      for (const Path& p : won) x.push_back(ctx.space().features(p));
-      std::vector<Path> batch = first(won, ranker.rank(x, rng), p_.top_k);
+      for (const Path& p : candidates) x.push_back(ctx.space().features(p));
+      const std::vector<size_t> order = ranker.rank(x, rng);
+      std::vector<Path> batch;
+      for (size_t i = 0; i < order.size() && batch.size() < static_cast<size_t>(p_.top_k); i++)
+        batch.push_back(candidates[order[i]]);
       std::vector<std::optional<double>> costs = ctx.evaluate(batch);
       for (size_t i = 0; i < batch.size(); i++) record(batch[i], costs[i]);
-    }
+    };
+    record({}, ctx.evaluate({Path{}})[0]);
+    // Transfer: the winners of the kernels the prior learned from, where legal here. A kernel like
+    // one already tuned is likely won by the same opts.
+    if (!measured.empty()) measure_top(transplants(ctx));
     int stale = 0;
     while (!ctx.exhausted() && !measured.empty() && stale < p_.patience) {
       std::ranges::stable_sort(measured, {}, &Timed::cost);
       std::vector<Path> pool = unseen_children(ctx, measured);
       if (pool.empty()) break;
-      std::vector<std::vector<float>> x;
-      for (const Path& p : pool) x.push_back(ctx.space().features(p));
-      std::vector<Path> batch = first(pool, ranker.rank(x, rng), p_.top_k);
       const double before = measured[0].cost;
-      std::vector<std::optional<double>> costs = ctx.evaluate(batch);
-      for (size_t i = 0; i < batch.size(); i++) record(batch[i], costs[i]);
+      measure_top(pool);
       const double after = std::ranges::min(measured, {}, &Timed::cost).cost;
       stale = before - after >= p_.min_progress_s ? 0 : stale + 1;
     }
   }
 
  private:
-  // The first N of PATHS in ORDER.
-  static std::vector<Path> first(const std::vector<Path>& paths, const std::vector<size_t>& order, int n) {
-    std::vector<Path> out;
-    for (size_t i = 0; i < order.size() && out.size() < static_cast<size_t>(n); i++) out.push_back(paths[order[i]]);
-    return out;
-  }
-
   // The prior's winners that parse in this space and were not measured yet, each once.
   std::vector<Path> transplants(SearchContext& ctx) const {
     std::vector<Path> out;

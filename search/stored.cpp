@@ -17,7 +17,7 @@ std::vector<StoredKernel> stored_kernels(results::TuningDb& db, const results::F
   for (const results::BestRow& w : db.best(filter)) {
     if (w.action_space_version != version) continue;
     const int64_t id = db.resolve_kernel(w.kernel_hash);
-    StoredKernel k{w.kernel_hash, w.device, parse_uop(db.kernel(id).ast), {}, {}};
+    StoredKernel k{w.kernel_hash, w.device, parse_uop(db.kernel(id).ast), {}, {}, w.opts};
     std::map<std::string, std::vector<double>> medians;  // per opts, of its correct runs
     for (const results::CandidateRow& c : db.history(id)) {
       if (c.device != w.device) continue;
@@ -41,17 +41,14 @@ TrainingSet training_set(const std::vector<StoredKernel>& kernels, const std::st
     KernelSpace space(Kernel(k.ast, Renderer::for_device(device)), options);
     std::vector<std::vector<float>> x;
     std::vector<double> s;
-    std::string fastest;
-    double fastest_s = INFINITY;
     for (const auto& [opts, cost] : k.costs) {
       if (!std::isfinite(cost)) continue;
       const std::optional<Path> path = space.parse(opts);
       if (!path) continue;
       x.push_back(space.features(*path));
       s.push_back(cost);
-      if (cost < fastest_s) fastest = opts, fastest_s = cost;
     }
-    data.add_kernel(k.hash, x, s, 1, fastest);
+    data.add_kernel(k.hash, x, s, 1, k.winner);
   }
   return data;
 }

@@ -25,6 +25,7 @@ struct StoredKernel {
   StoredCosts costs;
   // Per opts, the wall seconds its measurement took: compile time plus the timed samples.
   std::map<std::string, double> wall_s;
+  std::string winner;  // the opts the database serves for it (TuningDb::best)
 };
 
 // Every kernel of DB with a winner under OPTIONS' action space, on every device, or only those

@@ -70,7 +70,8 @@ JobResult run_and_verify(Program& program, Device& device, const Job& job) {
                                 std::to_string(job.buffers.size()) + " buffers");
   DeviceArgs args = upload(device, job.buffers, job.output);
   JobResult r;
-  const double verified_s = launch_seconds(job.kernel.source, program.run(args.bufs, job.vars, job.kernel.dims));
+  const auto launch = [&] { return launch_seconds(job.kernel.source, program.run(args.bufs, job.vars, job.kernel.dims)); };
+  const double verified_s = launch();
   HostBuffer out = args.bufs[job.output]->to_host();
   if (job.expected) {
     Verdict v = check_output(out, *job.expected);
@@ -83,9 +84,7 @@ JobResult run_and_verify(Program& program, Device& device, const Job& job) {
   }
   if (job.return_output) r.output = std::move(out);
   if (job.timing.runs > 0) {
-    r.samples = measure_samples(
-        [&] { return launch_seconds(job.kernel.source, program.run(args.bufs, job.vars, job.kernel.dims)); },
-        job.timing, verified_s);
+    r.samples = measure_samples(launch, job.timing, verified_s);
     r.median = median(r.samples);
   }
   return r;

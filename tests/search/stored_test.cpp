@@ -47,7 +47,7 @@ class StoredTest : public ::testing::Test {
 
 // A state measured in several runs costs the median of its medians, not the luckiest one; a state
 // that failed in one run and ran in another costs what it ran in; the training set's winner is
-// the fastest by those costs.
+// the one the database serves.
 TEST_F(StoredTest, AStateMeasuredInSeveralRunsCostsTheMedianOfItsRuns) {
   results::TuningDb db = results::TuningDb::open((dir_.path() / "t.db").string(), results::TuningDb::Mode::create);
   store_run(db, {{"", 5.0}, {"UPCAST:0:4", 1.0}, {"UNROLL:0:4", std::nullopt}});

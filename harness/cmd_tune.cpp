@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <future>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -328,8 +329,10 @@ int run(const std::vector<std::string>& args) {
 
   progress->run_start({run.id, run.uuid, db_path, batch.kernels.size(), session.resumed});
   std::vector<Outcome> outcomes;
-  // The Eigen half of the independent check, once per workload of the batch, as it is reached.
-  std::map<std::string, std::optional<std::string>> eigen_checks;
+  // The Eigen half of the independent check, once per workload of the batch, when a kernel of it
+  // first needs checking (deferred: it runs on the thread of the first get, beside that kernel's
+  // own exact run; a cached kernel never asks).
+  std::map<std::string, std::shared_future<std::optional<std::string>>> eigen_checks;
   size_t failed = 0;
   bool interrupted = false;
   std::optional<search::TrainingSet> prior;  // the model strategy's, built when a kernel first needs it
@@ -347,8 +350,11 @@ int run(const std::vector<std::string>& args) {
       t.baseline = t.parse(target.default_opts());
       if (k.from_workload) {
         auto [it, fresh] = eigen_checks.try_emplace(k.source);
-        if (fresh) it->second = eigen_disagreement(k.source, batch.seed, batch.check_iterations);
-        if (it->second) t.oracle = "ast-interpreter+eigen", t.oracle_error = *it->second;
+        if (fresh)
+          it->second = std::async(std::launch::deferred, eigen_disagreement, k.source, batch.seed,
+                                  batch.check_iterations).share();
+        t.cross_check = [check = it->second] { return check.get(); };
+        t.cross_oracle = "eigen";
       }
       outcome.shape = t.kernel.shape;
       StrategyOptions so{.seed = batch.seed, .width = *k.options.width};

@@ -197,13 +197,13 @@ StoredWinner TuningDb::stored_winner(std::string_view kernel_hash, const Device&
 
 std::vector<CommittedCandidate> TuningDb::candidates_of_run(int64_t run_id) {
   Statement st = db_.prepare(
-      "SELECT seq, kernel_id, device_id, opts, status, median_us FROM candidates WHERE run_id = ? ORDER BY "
-      "seq");
+      "SELECT seq, kernel_id, device_id, opts, status, median_us, source_hash FROM candidates WHERE run_id = ? "
+      "ORDER BY seq");
   st.bind_all(run_id);
   std::vector<CommittedCandidate> out;
   while (st.step()) {
     out.push_back({st.column_int(0), st.column_int(1), st.column_int(2), st.column_text(3),
-                   parse_candidate_status(st.column_text(4)), st.column_opt<double>(5)});
+                   parse_candidate_status(st.column_text(4)), st.column_opt<double>(5), st.column_text(6)});
   }
   return out;
 }

@@ -77,6 +77,7 @@ struct CommittedCandidate {
   std::string opts;
   CandidateStatus status = CandidateStatus::ok;
   std::optional<double> median_us;
+  std::string source_hash;  // "" where it never rendered
 };
 
 // A candidate of a run measured again at the end of its kernel's search (the interleaved

@@ -18,16 +18,24 @@ std::vector<StoredKernel> stored_kernels(results::TuningDb& db, const results::F
     if (w.action_space_version != version) continue;
     const int64_t id = db.resolve_kernel(w.kernel_hash);
     StoredKernel k{w.kernel_hash, w.device, parse_uop(db.kernel(id).ast), {}, {}, w.opts};
-    std::map<std::string, std::vector<double>> medians;  // per opts, of its correct runs
+    // The kernel each opts makes: its source, or the opts themselves where it never rendered. A
+    // source measured under several opts (the same kernel by another order) pools their runs.
+    std::map<std::string, std::string> kernel_of;
+    std::map<std::string, std::vector<double>> medians;  // per kernel, of its correct runs
     for (const results::CandidateRow& c : db.history(id)) {
       if (c.device != w.device) continue;
-      std::vector<double>& m = medians[c.opts];
+      const std::string& made = kernel_of.try_emplace(c.opts, c.source_hash.empty() ? "opts:" + c.opts : c.source_hash)
+                                    .first->second;
+      std::vector<double>& m = medians[made];
       if (c.status == results::CandidateStatus::ok && c.median_us) m.push_back(*c.median_us * 1e-6);
       const double wall = c.compile_ms.value_or(0) * 1e-3 +
                           std::accumulate(c.samples_us.begin(), c.samples_us.end(), 0.0) * 1e-6;
       k.wall_s.try_emplace(c.opts, wall);
     }
-    for (const auto& [opts, m] : medians) k.costs[opts] = m.empty() ? INFINITY : median(m);
+    for (const auto& [opts, made] : kernel_of) {
+      const std::vector<double>& m = medians[made];
+      k.costs[opts] = m.empty() ? INFINITY : median(m);
+    }
     out.push_back(std::move(k));
   }
   return out;

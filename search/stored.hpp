@@ -19,9 +19,11 @@ namespace tunebed::search {
 struct StoredKernel {
   std::string hash, device;  // device: its --device name, "cpu"
   UOp ast;
-  // Per opts, the median of its correct runs' medians, else +inf. Not their lowest: that would
-  // favour the states measured most often (BEAM's path, which other runs revisit) with their
-  // luckiest draw, and bias a replay's target against a strategy that goes elsewhere.
+  // Per opts, the median of the correct runs' medians of the kernel it makes, else +inf. Not
+  // their lowest: that would favour the states measured most often (BEAM's path, which other runs
+  // revisit) with their luckiest draw, and bias a replay's target against a strategy that goes
+  // elsewhere. The kernel is its source: opts applied in another order that render the same
+  // source are one kernel, and pool their runs.
   StoredCosts costs;
   // Per opts, the wall seconds its measurement took: compile time plus the timed samples.
   std::map<std::string, double> wall_s;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -36,7 +37,8 @@ struct Stopped {};
 struct Known {
   int64_t seq = 0;
   CandidateStatus status = CandidateStatus::ok;
-  double cost = INFINITY;  // seconds; +inf unless ok
+  double cost = INFINITY;   // seconds; +inf unless ok
+  std::string source_hash;  // "" where it never rendered
 };
 
 // The search's cost function: render, run in the pool, record, answer seconds (+inf if failed).
@@ -68,6 +70,7 @@ class TuneCost : public CostFunction {
         cost[i] = it->second.cost;
         counts_.reused++;
         known_[opts] = it->second;
+        if (!it->second.source_hash.empty()) sources_.insert(it->second.source_hash);
         tried(opts, it->second.status, cost[i], true);
         continue;
       }
@@ -82,6 +85,12 @@ class TuneCost : public CostFunction {
         record(opts, "",
                JobResult{.status = CandidateStatus::compile_error,
                          .message = std::string("cannot render: ") + e.what()});
+        continue;
+      }
+      // Opts applied in another order often make the same kernel: it is measured once, as
+      // tinygrad's BEAM skips a program it has compiled. The twin's row holds the measurement.
+      if (!sources_.insert(source_hash(job.kernel.source)).second) {
+        counts_.skipped_duplicate++;
         continue;
       }
       jobs.push_back(std::move(job));
@@ -134,7 +143,8 @@ class TuneCost : public CostFunction {
     c.error = r.message;
     c.max_error = r.max_error;
     const double cost = r.status == CandidateStatus::ok ? *r.median : INFINITY;
-    known_[opts] = {writer_.add(std::move(c)), r.status, cost};
+    const std::string hash = c.source_hash;
+    known_[opts] = {writer_.add(std::move(c)), r.status, cost, hash};
     tried(opts, r.status, cost, false);
   }
 
@@ -168,6 +178,7 @@ class TuneCost : public CostFunction {
   const TuneOptions& options_;
   TuneResult& counts_;
   std::map<std::string, Known> known_;
+  std::set<std::string> sources_;  // the source hashes of this kernel's candidates so far
   int64_t tried_ = 0;
   std::optional<double> best_;
 };
@@ -190,11 +201,16 @@ Job prototype(const TuneTarget& target, const TuneOptions& options) {
 results::KernelCheck check_root(TuneTarget& target, WorkerPool& pool, Job& proto, int64_t kernel_id,
                                 int64_t device_id) {
   results::KernelCheck check{.kernel_id = kernel_id, .device_id = device_id, .oracle = target.oracle};
+  std::future<std::optional<std::string>> cross;
+  if (target.cross_check) cross = std::async(std::launch::async, target.cross_check);
   proto.expected = target.expect(proto.buffers);
-  if (!target.oracle_error.empty()) {
-    check.status = "wrong";
-    check.message = target.oracle_error;
-    return check;
+  if (const std::optional<std::string> disagreement = cross.valid() ? cross.get() : std::nullopt) {
+    check.oracle += "+" + target.cross_oracle;
+    if (!disagreement->empty()) {
+      check.status = "wrong";
+      check.message = *disagreement;
+      return check;
+    }
   }
   Job job = proto;
   job.expected.reset();  // checked here, so that the verdict keeps its numbers
@@ -419,7 +435,8 @@ TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, result
     for (const results::CommittedCandidate& c : db.candidates_of_run(*run_id))
       if (c.kernel_id == kernel_id && c.device_id == device_id)
         committed[c.opts] = {c.seq, c.status,
-                             c.status == CandidateStatus::ok && c.median_us ? *c.median_us * 1e-6 : INFINITY};
+                             c.status == CandidateStatus::ok && c.median_us ? *c.median_us * 1e-6 : INFINITY,
+                             c.source_hash};
   }
 
   std::string demoted;

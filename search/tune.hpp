@@ -5,9 +5,10 @@
 //               the AST interpreter for real kernels: core/engine/check.hpp), and the unoptimized
 //               kernel (the root state), run in a worker, must match it. The outcome is recorded
 //               on the kernel (TuningDb::record_check). A kernel whose root is wrong, or whose
-//               oracle the caller found at odds with a second one (TuneTarget::oracle_error: the
-//               Eigen reference, for a workload's kernel), is not tuned: TuneResult::not_tuned
-//               says why. Every candidate is then verified against the same expectation;
+//               oracle a second one disagrees with (TuneTarget::cross_check, run on another
+//               thread beside the oracle's own run: the Eigen reference, for a workload's kernel),
+//               is not tuned: TuneResult::not_tuned says why. Every candidate is then verified
+//               against the same expectation;
 //   2. cache    the tuning database's winner for (kernel hash, device fingerprint, action-space
 //               version) is re-verified in a worker and reused, unless `retune`. A winner that
 //               fails re-verification is demoted (TuningDb::demote, with the reason) and the
@@ -15,7 +16,9 @@
 //   3. search   the strategy proposes states; each batch is rendered, compiled in parallel and
 //               measured one at a time by the worker pool, and every result goes to the
 //               database through a CandidateWriter. Quarantined opts (crashed or hung before on
-//               this kernel and device) are never run again. A resumed run answers committed
+//               this kernel and device) are never run again, nor is a candidate whose source an
+//               earlier one of this kernel rendered (the same kernel by another order of opts:
+//               it costs +inf to the strategy and is not recorded; TuneResult::skipped_duplicate). A resumed run answers committed
 //               candidates from the database, so the same seed replays the same proposals
 //               without redoing them;
 //   4. winner   the top-k correct candidates, the baseline (TuneTarget::baseline: for real
@@ -74,7 +77,13 @@ struct TuneTarget {
   // names it as the database records it.
   std::function<Expected(const std::vector<HostBuffer>& buffers)> expect;
   std::string oracle = "ast-interpreter";
-  std::string oracle_error;         // the caller's check of the oracle against a second one failed: why
+  // The caller's check of the oracle against a second one (cmd_tune: the workload's schedule run
+  // exactly against the Eigen reference), started on another thread beside step 1's own exact
+  // run, which takes about as long. It answers nullopt when it cannot take the kernel, "" when
+  // the two agree, else why not; when it answers, the record names the oracle
+  // ORACLE+CROSS_ORACLE.
+  std::function<std::optional<std::string>()> cross_check;
+  std::string cross_oracle = "eigen";
   std::vector<HostBuffer> buffers;  // dtypes and sizes; contents are drawn from input_seed
   int output = 0;
   std::vector<int32_t> vars;
@@ -130,6 +139,9 @@ struct TuneResult {
   int64_t measured = 0;                // candidates run in workers by this call
   int64_t reused = 0;                  // committed candidates of a resumed run, answered from the database
   int64_t skipped_quarantined = 0;
+  // Candidates whose source was another candidate's (the same kernel by another order of opts):
+  // not run again, and +inf to the strategy, which already has the twin.
+  int64_t skipped_duplicate = 0;
   std::string not_tuned;  // step 1 failed: why (the kernel was not tuned; no run was begun)
   std::string demoted;    // the stored winner failed re-verification and was demoted: why
 };

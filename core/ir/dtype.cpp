@@ -15,15 +15,14 @@ namespace {
 
 struct ScalarInfo {
   std::string_view name;
-  int itemsize;
   int priority;
 };
 
 // Priorities follow tinygrad's dtypes (fp8 left out).
 constexpr std::array<ScalarInfo, kNumScalars> kInfo = {{
-    {"void", 0, -1},    {"bool", 1, 0},     {"int8", 1, 1},      {"int16", 2, 3},    {"int32", 4, 5},
-    {"int64", 8, 7},    {"uint8", 1, 2},    {"uint16", 2, 4},    {"uint32", 4, 6},   {"uint64", 8, 8},
-    {"float16", 2, 11}, {"bfloat16", 2, 12}, {"float32", 4, 13}, {"float64", 8, 14},
+    {"void", -1},    {"bool", 0},     {"int8", 1},      {"int16", 3},    {"int32", 5},
+    {"int64", 7},    {"uint8", 2},    {"uint16", 4},    {"uint32", 6},   {"uint64", 8},
+    {"float16", 11}, {"bfloat16", 12}, {"float32", 13}, {"float64", 14},
 }};
 
 const ScalarInfo& info(Scalar s) { return kInfo[static_cast<int>(s)]; }
@@ -107,37 +106,24 @@ DType DType::with_v(int n) const {
   return d;
 }
 
-int DType::scalar_itemsize() const { return info(scalar).itemsize; }
-int DType::itemsize() const { return info(scalar).itemsize * count; }
 int DType::priority() const { return info(scalar).priority; }
 
-bool DType::is_float() const {
-  return !ptr && (scalar == Scalar::Float16 || scalar == Scalar::BFloat16 || scalar == Scalar::Float32 ||
-                  scalar == Scalar::Float64);
-}
-bool DType::is_int() const {
-  return !ptr && scalar != Scalar::Void && scalar != Scalar::Bool && !is_float();
-}
-bool DType::is_unsigned() const {
-  return !ptr && (scalar == Scalar::UInt8 || scalar == Scalar::UInt16 || scalar == Scalar::UInt32 ||
-                  scalar == Scalar::UInt64);
-}
 
 int64_t DType::int_min() const {
   if (is_bool()) return 0;
   if (is_unsigned()) return 0;
-  if (is_int()) return info(scalar).itemsize == 8 ? std::numeric_limits<int64_t>::min()
-                                                  : -(int64_t{1} << (info(scalar).itemsize * 8 - 1));
+  if (is_int()) return scalar_itemsize() == 8 ? std::numeric_limits<int64_t>::min()
+                                                  : -(int64_t{1} << (scalar_itemsize() * 8 - 1));
   return std::numeric_limits<int64_t>::min();
 }
 
 int64_t DType::int_max() const {
   if (is_bool()) return 1;
   // uint64's true max does not fit int64; range analysis treats it as int64 max.
-  if (is_unsigned()) return info(scalar).itemsize == 8 ? std::numeric_limits<int64_t>::max()
-                                                       : (int64_t{1} << (info(scalar).itemsize * 8)) - 1;
-  if (is_int()) return info(scalar).itemsize == 8 ? std::numeric_limits<int64_t>::max()
-                                                  : (int64_t{1} << (info(scalar).itemsize * 8 - 1)) - 1;
+  if (is_unsigned()) return scalar_itemsize() == 8 ? std::numeric_limits<int64_t>::max()
+                                                       : (int64_t{1} << (scalar_itemsize() * 8)) - 1;
+  if (is_int()) return scalar_itemsize() == 8 ? std::numeric_limits<int64_t>::max()
+                                                  : (int64_t{1} << (scalar_itemsize() * 8 - 1)) - 1;
   return std::numeric_limits<int64_t>::max();
 }
 

@@ -15,6 +15,8 @@ enum class Scalar : uint8_t {
   Float16, BFloat16, Float32, Float64,
 };
 inline constexpr int kNumScalars = 14;
+// Bytes of one scalar, by Scalar.
+inline constexpr int kScalarItemsize[kNumScalars] = {0, 1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
 
 enum class AddrSpace : uint8_t { Global, Local, Reg };
 
@@ -35,14 +37,21 @@ struct DType {
   DType scalar_type() const { return DType(scalar); }
   DType with_v(int n) const;                   // pointer vectorised n times
 
-  int itemsize() const;                        // bytes of one element (vector included)
-  int scalar_itemsize() const;
+  int itemsize() const { return scalar_itemsize() * count; }  // bytes of one element (vector included)
+  int scalar_itemsize() const { return kScalarItemsize[static_cast<int>(scalar)]; }
   int vcount() const { return ptr ? v : count; }
   int priority() const;                        // promotion order, as tinygrad
 
-  bool is_float() const;
-  bool is_int() const;                         // any integer, not bool
-  bool is_unsigned() const;
+  // Inline: the interpreters ask these per element.
+  bool is_float() const {
+    return !ptr && (scalar == Scalar::Float16 || scalar == Scalar::BFloat16 || scalar == Scalar::Float32 ||
+                    scalar == Scalar::Float64);
+  }
+  bool is_int() const { return !ptr && scalar != Scalar::Void && scalar != Scalar::Bool && !is_float(); }  // not bool
+  bool is_unsigned() const {
+    return !ptr && (scalar == Scalar::UInt8 || scalar == Scalar::UInt16 || scalar == Scalar::UInt32 ||
+                    scalar == Scalar::UInt64);
+  }
   bool is_bool() const { return scalar == Scalar::Bool && !ptr; }
   bool is_void() const { return scalar == Scalar::Void && !ptr; }
 

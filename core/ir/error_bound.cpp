@@ -3,43 +3,63 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tunebed {
 namespace {
 
 constexpr double inf = INFINITY;
 
-// Significand bits (with the implicit one), the exponent of the smallest subnormal and that of
-// the largest finite value's leading bit.
+// 2^e, exactly, at compile time (std::ldexp is not constexpr before C++23).
+constexpr double pow2(int e) {
+  double x = 1;
+  for (; e > 0; e--) x *= 2;
+  for (; e < 0; e++) x /= 2;
+  return x;
+}
+
+// A float format: significand bits (with the implicit one), the exponent of the smallest
+// subnormal and that of the largest finite value's leading bit, and the constants the rules use,
+// computed once (an exact run asks for them at every op).
 struct FloatFormat {
-  int precision;
-  int min_subnormal_exp;
-  int max_exp;
+  int precision = 0;
+  int min_subnormal_exp = 0;
+  int max_exp = 0;
+  double unit_roundoff = 0;  // 2^-precision
+  double eta = 0;            // half the smallest subnormal
+  double largest = 0;        // the largest finite value: 65504 for float16
+
+  constexpr FloatFormat() = default;
+  constexpr FloatFormat(int p, int min_sub, int max_e)
+      : precision(p), min_subnormal_exp(min_sub), max_exp(max_e), unit_roundoff(pow2(-p)),
+        eta(pow2(min_sub - 1)), largest((2 - pow2(1 - p)) * pow2(max_e)) {}
 };
 
-FloatFormat format_of(const DType& d) {
+constexpr FloatFormat kFloat64{53, -1074, 1023}, kFloat32{24, -149, 127}, kFloat16{11, -24, 15},
+    kBFloat16{8, -133, 127}, kNotFloat{};
+static_assert(kFloat16.largest == 65504 && kFloat32.largest == std::numeric_limits<float>::max() &&
+              kFloat32.eta * 2 == std::numeric_limits<float>::denorm_min());
+
+const FloatFormat& format_of(const DType& d) {
   switch (d.scalar) {
     case Scalar::Float64:
-      return {53, -1074, 1023};
+      return kFloat64;
     case Scalar::Float32:
-      return {24, -149, 127};
+      return kFloat32;
     case Scalar::Float16:
-      return {11, -24, 15};
+      return kFloat16;
     case Scalar::BFloat16:
-      return {8, -133, 127};
+      return kBFloat16;
     default:
-      return {0, 0, 0};
+      return kNotFloat;
   }
 }
 
-double eps_of(const DType& d) { return 2 * unit_roundoff(d); }
+double eps_of(const DType& d) { return 2 * format_of(d).unit_roundoff; }
 
-// The largest finite value of a float dtype: 65504 for float16. (DType::max_value is tinygrad's
-// dtypes.max, infinity for every float.)
-double largest_finite(const DType& d) {
-  const FloatFormat f = format_of(d);
-  return std::ldexp(2 - std::ldexp(1.0, 1 - f.precision), f.max_exp);
-}
+// The largest finite value of a float dtype. (DType::max_value is tinygrad's dtypes.max, infinity
+// for every float.)
+double largest_finite(const DType& d) { return format_of(d).largest; }
 
 // The bound of a result that carries PROPAGATED error from its operands and is then rounded (by
 // a library function off by up to ULPS ulps, or correctly: 0.5). What is rounded is the kernel's
@@ -78,15 +98,12 @@ Expected exact(const HostBuffer& b) {
   return {b.dtype, widened(b), std::vector<double>(static_cast<size_t>(b.numel()), 0.0)};
 }
 
-double unit_roundoff(const DType& dtype) {
-  const FloatFormat f = format_of(dtype);
-  return f.precision ? std::ldexp(1.0, -f.precision) : 0;
-}
+double unit_roundoff(const DType& dtype) { return format_of(dtype).unit_roundoff; }
 
 double rounding_bound(const DType& dtype, double r) {
-  const FloatFormat f = format_of(dtype);
+  const FloatFormat& f = format_of(dtype);
   if (!f.precision) return 0;
-  return unit_roundoff(dtype) * std::abs(r) + std::ldexp(1.0, f.min_subnormal_exp - 1);
+  return f.unit_roundoff * std::abs(r) + f.eta;
 }
 
 double library_ulps(Ops op) {

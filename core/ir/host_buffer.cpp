@@ -51,7 +51,7 @@ void store(HostBuffer& b, int64_t i, T v) {
 }
 
 void check_index(const HostBuffer& b, int64_t i) {
-  if (i < 0 || i >= b.numel())
+  if (!b.holds(i)) [[unlikely]]
     throw std::out_of_range("HostBuffer index " + std::to_string(i) + " out of range for " +
                             std::to_string(b.numel()) + " elements of " + to_string(b.dtype));
 }

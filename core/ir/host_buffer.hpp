@@ -25,6 +25,11 @@ struct HostBuffer {
   HostBuffer(DType dtype, int64_t numel);  // zero-filled; throws for void, pointer or vector dtypes
 
   int64_t numel() const { return static_cast<int64_t>(bytes.size()) / dtype.itemsize(); }
+  // Whether element I exists: numel() without its division, as the interpreters ask per element.
+  bool holds(int64_t i) const {
+    return i >= 0 && static_cast<uint64_t>(i) < bytes.size() &&
+           (static_cast<uint64_t>(i) + 1) * static_cast<uint64_t>(dtype.itemsize()) <= bytes.size();
+  }
 
   double get_float(int64_t i) const;    // any dtype, as a double
   int64_t get_int(int64_t i) const;     // integers and bool exactly; floats truncate (saturating)

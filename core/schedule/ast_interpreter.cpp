@@ -310,7 +310,7 @@ class KernelRun {
   }
 
   static void check_bounds(const UOp& u, const HostBuffer& b, int64_t pos) {
-    if (pos < 0 || pos >= b.numel())
+    if (!b.holds(pos)) [[unlikely]]
       fail(u, "position " + std::to_string(pos) + " is outside its buffer of " + std::to_string(b.numel()));
   }
 

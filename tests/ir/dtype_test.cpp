@@ -1,5 +1,5 @@
-// DType (sizes, vectors and pointers, limits, tinygrad's promotion lattice, value truncation) and
-// the Ops names.
+// DType (sizes, vectors and pointers, limits, tinygrad's promotion lattice, value truncation), the
+// Ops names, and HostBuffer's range check.
 #include "core/ir/dtype.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/ir/host_buffer.hpp"
 #include "core/ir/ops.hpp"
 
 namespace tunebed {
@@ -257,6 +258,17 @@ TEST(Ops, GroupsHoldTheirOps) {
   EXPECT_FALSE(s.empty());
   EXPECT_TRUE(OpSet{}.empty());
   EXPECT_EQ(OpSet({Ops::ADD}) | OpSet({Ops::MUL}), OpSet({Ops::ADD, Ops::MUL}));
+}
+
+TEST(HostBuffer, HoldsExactlyItsElementsAndAccessPastThemThrows) {
+  for (const DType& d : {dtypes::bool_, dtypes::float16, dtypes::float32, dtypes::int64}) {
+    HostBuffer b(d, 3);
+    EXPECT_TRUE(b.holds(0) && b.holds(2)) << to_string(d);
+    EXPECT_FALSE(b.holds(3) || b.holds(-1) || b.holds(std::numeric_limits<int64_t>::max())) << to_string(d);
+    EXPECT_THROW(b.get_float(3), std::out_of_range);
+    EXPECT_THROW(b.set_int(-1, 0), std::out_of_range);
+  }
+  EXPECT_FALSE(HostBuffer(dtypes::float32, 0).holds(0));
 }
 
 }  // namespace

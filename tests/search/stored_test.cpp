@@ -17,6 +17,7 @@ namespace {
 struct Measured {
   std::string opts;
   std::optional<double> median_us;  // none: it failed
+  std::string source_hash = {};     // none: it never rendered
 };
 
 class StoredTest : public ::testing::Test {
@@ -34,6 +35,7 @@ class StoredTest : public ::testing::Test {
       w.add({.kernel_id = kernel,
              .device_id = device,
              .opts = m.opts,
+             .source_hash = m.source_hash,
              .samples_us = m.median_us ? std::vector<double>{*m.median_us} : std::vector<double>{},
              .median_us = m.median_us,
              .status = m.median_us ? results::CandidateStatus::ok : results::CandidateStatus::crash});
@@ -63,6 +65,21 @@ TEST_F(StoredTest, AStateMeasuredInSeveralRunsCostsTheMedianOfItsRuns) {
   const TrainingSet data = training_set(kernels, kernels[0].device);
   EXPECT_EQ(data.rows(), 3u);
   EXPECT_EQ(data.winners(), (std::vector<std::string>{"UPCAST:0:4"}));
+}
+
+// Opts that render the same source are one kernel: their runs pool, so each name costs the median
+// of them all, and a name that crashed once costs what its twin ran in.
+TEST_F(StoredTest, OptsThatMakeTheSameSourcePoolTheirRuns) {
+  results::TuningDb db = results::TuningDb::open((dir_.path() / "t.db").string(), results::TuningDb::Mode::create);
+  store_run(db, {{"", 5.0, "root"}, {"UPCAST:0:4,UNROLL:0:4", 1.0, "twin"}, {"UPCAST:0:4", 4.0, "other"}});
+  store_run(db, {{"UNROLL:0:4,UPCAST:0:4", 3.0, "twin"}, {"UPCAST:0:4", 2.0, "other"}});
+  store_run(db, {{"UNROLL:0:4,UPCAST:0:4", 10.0, "twin"}, {"UNROLL:0:4", std::nullopt, "unrolled"}});
+  const StoredCosts c = stored_kernels(db).at(0).costs;
+  EXPECT_DOUBLE_EQ(c.at("UPCAST:0:4,UNROLL:0:4"), 3e-6);  // median of 1, 3 and 10
+  EXPECT_DOUBLE_EQ(c.at("UNROLL:0:4,UPCAST:0:4"), 3e-6);
+  EXPECT_DOUBLE_EQ(c.at("UPCAST:0:4"), 3e-6);  // its own runs only: 4 and 2
+  EXPECT_DOUBLE_EQ(c.at(""), 5e-6);
+  EXPECT_EQ(c.at("UNROLL:0:4"), INFINITY);
 }
 
 }  // namespace

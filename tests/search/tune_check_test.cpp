@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "search/strategy.hpp"
 #include "search/tune.hpp"
@@ -79,13 +82,34 @@ TEST_F(TuneCheck, AKernelWhoseRootIsWrongIsNotTunedAndSaysWhy) {
   EXPECT_EQ(check()->message, r.not_tuned);
 }
 
-TEST_F(TuneCheck, AnOracleTheCallerFoundAtOddsWithASecondOneStopsTheKernel) {
-  target.oracle = "ast-interpreter+eigen";
-  target.oracle_error = "the Eigen reference disagrees with the scheduled kernels: element 3";
-  EXPECT_EQ(tune_once().not_tuned, target.oracle_error);
+TEST_F(TuneCheck, AnOracleASecondOneDisagreesWithStopsTheKernel) {
+  const std::string why = "the Eigen reference disagrees with the scheduled kernels: element 3";
+  target.cross_check = [why] { return std::optional<std::string>(why); };
+  EXPECT_EQ(tune_once().not_tuned, why);
   ASSERT_TRUE(check().has_value());
   EXPECT_EQ(check()->oracle, "ast-interpreter+eigen");
   EXPECT_EQ(check()->status, "wrong");
+  EXPECT_EQ(check()->message, why);
+}
+
+TEST_F(TuneCheck, TheCrossCheckRunsOnAnotherThreadAndIsNamedWhenItAnswers) {
+  std::vector<std::thread::id> ran_on;  // written by the cross check's thread, read after tune()
+  target.cross_check = [&ran_on] {
+    ran_on.push_back(std::this_thread::get_id());
+    return std::optional<std::string>("");
+  };
+  EXPECT_EQ(tune_once().not_tuned, "");
+  ASSERT_EQ(ran_on.size(), 1u);
+  EXPECT_NE(ran_on[0], std::this_thread::get_id());  // beside the oracle's own run, not after it
+  EXPECT_EQ(check()->oracle, "ast-interpreter+eigen");
+  EXPECT_EQ(check()->status, "ok");
+}
+
+TEST_F(TuneCheck, ACrossCheckThatCannotTakeTheKernelLeavesTheOracleAlone) {
+  target.cross_check = [] { return std::optional<std::string>(); };
+  EXPECT_EQ(tune_once().not_tuned, "");
+  EXPECT_EQ(check()->oracle, "ast-interpreter");
+  EXPECT_EQ(check()->status, "ok");
 }
 
 TEST_F(TuneCheck, AStoredWinnerThatHasGoneWrongIsDemotedWithItsReasonAndTheKernelTunedAgain) {

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "tests/search/synthetic_target.hpp"
@@ -121,6 +122,38 @@ TEST_F(TuneDriver, TheEarlyStopBarFallsWithinABatch) {
   EXPECT_EQ(samples[""], 5u);
   EXPECT_EQ(samples["V:fast"], 5u);
   EXPECT_EQ(samples["V:mid"], 1u);
+}
+
+// Two opts that render the same source are one kernel: the second is not run, is not recorded
+// (the first's row holds the measurement) and costs +inf to the strategy, so that it takes no
+// beam slot; a resumed run knows the committed candidates' sources too.
+TEST_F(TuneDriver, AVariantThatRendersAnotherOnesSourceIsNotRunAgain) {
+  VariantSpace twins{{{"fast", doubling(1)}, {"again", doubling(1)}, {"slower", doubling(200)}}};
+  TuneTarget t = synthetic_target(twins, root);
+  t.kernel = target.kernel;
+  WorkerPool pool({.workers = 1});
+  auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::create);
+  auto beam = make_beam({.width = 2});
+  TuneResult r = tune(t, *beam, pool, db, options());
+  EXPECT_EQ(r.opts, "V:fast");
+  EXPECT_EQ(r.measured, 3);  // the root, V:fast and V:slower
+  EXPECT_EQ(r.skipped_duplicate, 1);
+  std::set<std::string> recorded;
+  for (const results::CommittedCandidate& c : db.candidates_of_run(r.run_id)) recorded.insert(c.opts);
+  EXPECT_EQ(recorded, (std::set<std::string>{"", "V:fast", "V:slower"}));
+
+  // Resumed after V:fast was committed, V:again is still known for the twin it is.
+  results::raw_connection(db).prepare("DELETE FROM candidates WHERE opts = 'V:slower'").run();
+  results::raw_connection(db)
+      .prepare("UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?")
+      .bind_all(r.run_id)
+      .run();
+  TuneOptions resume = options();
+  resume.resume_run = r.run_id;
+  TuneResult again = tune(t, *beam, pool, db, resume);
+  EXPECT_EQ(again.reused, 2);
+  EXPECT_EQ(again.measured, 1);  // V:slower
+  EXPECT_EQ(again.skipped_duplicate, 1);
 }
 
 TEST_F(TuneDriver, TheSecondTuningIsACacheHitAndRetuneSkipsTheQuarantined) {

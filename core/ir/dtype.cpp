@@ -190,13 +190,15 @@ int64_t wrap_int(int64_t x, const DType& d) {
   }
 }
 
-double round_float(double x, const DType& d) {
-  switch (d.scalar) {
-    case Scalar::Float16: return round_to_half(x);
-    case Scalar::BFloat16: return round_to_bfloat16(x);
-    case Scalar::Float32: return static_cast<float>(x);
-    default: return x;
-  }
+int64_t float_to_int(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9.2233720368547758e18) return std::numeric_limits<int64_t>::max();
+  if (v <= -9.2233720368547758e18) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
+double round_to_half_or_bfloat16(double x, const DType& d) {
+  return d.scalar == Scalar::Float16 ? round_to_half(x) : round_to_bfloat16(x);
 }
 
 size_t hash_value(const DType& d) {

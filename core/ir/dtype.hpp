@@ -82,7 +82,17 @@ DType least_upper_dtype(const DType& a, const DType& b);
 
 // Truncate a value to what the dtype holds (integer wraparound, float rounding, bool).
 int64_t wrap_int(int64_t x, const DType& d);
-double round_float(double x, const DType& d);
+// A float to an integer as a C cast, made total: truncate, NaN -> 0, saturate to int64 (C leaves
+// out-of-range conversions undefined). The caller wraps to a narrower integer.
+int64_t float_to_int(double v);
+// Round to nearest even into a narrower float (float64 and non-floats: unchanged). Inline for the
+// float32 and float64 an exact run rounds into per op; the 16-bit formats are done in full.
+double round_to_half_or_bfloat16(double x, const DType& d);
+inline double round_float(double x, const DType& d) {
+  if (d.scalar == Scalar::Float32) return static_cast<float>(x);
+  if (d.scalar == Scalar::Float16 || d.scalar == Scalar::BFloat16) return round_to_half_or_bfloat16(x, d);
+  return x;
+}
 
 size_t hash_value(const DType& d);
 

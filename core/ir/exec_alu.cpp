@@ -54,14 +54,6 @@ i128 int_pow(i128 base, i128 e, const DType& d) {
   return result;
 }
 
-// float -> int as a saturating truncation (C leaves out-of-range conversions undefined).
-int64_t float_to_int(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 9.2233720368547758e18) return std::numeric_limits<int64_t>::max();
-  if (v <= -9.2233720368547758e18) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
-
 // IEEE binary16 bit patterns (the value must already be a half).
 uint16_t half_bits(double v) {
   float f = static_cast<float>(v);
@@ -172,11 +164,6 @@ ConstValue int_op(Ops op, const DType& d, std::span<const ConstValue> o) {
 ConstValue ConstValue::integer(DType d, int64_t v) {
   if (d.is_float()) return real(d, static_cast<double>(v));
   return ConstValue{d, wrap_int(v, d), 0};
-}
-
-ConstValue ConstValue::real(DType d, double v) {
-  if (!d.is_float()) return integer(d, float_to_int(v));
-  return ConstValue{d, 0, round_float(v, d)};
 }
 
 ConstValue ConstValue::of(const UOp& c) {

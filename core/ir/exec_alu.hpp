@@ -38,7 +38,9 @@ struct ConstValue {
   double f = 0;
 
   static ConstValue integer(DType d, int64_t v);  // wrapped to d
-  static ConstValue real(DType d, double v);      // rounded to d
+  static ConstValue real(DType d, double v) {  // rounded to d; inline: an exact run makes one per op
+    return d.is_float() ? ConstValue{d, 0, round_float(v, d)} : integer(d, float_to_int(v));
+  }
   static ConstValue of(const UOp& c);             // the value of a scalar CONST
   UOp to_uop() const;                             // the CONST holding this value
 

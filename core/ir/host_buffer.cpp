@@ -56,15 +56,6 @@ void check_index(const HostBuffer& b, int64_t i) {
                             std::to_string(b.numel()) + " elements of " + to_string(b.dtype));
 }
 
-// A float to an integer as a C cast, made total: truncate, NaN -> 0, saturate to int64, then wrap
-// (the same rule UOp::const_float uses).
-int64_t float_to_int(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 9.2233720368547758e18) return std::numeric_limits<int64_t>::max();
-  if (v <= -9.2233720368547758e18) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
-
 }  // namespace
 
 HostBuffer::HostBuffer(DType d, int64_t numel) : dtype(d) {
@@ -74,7 +65,7 @@ HostBuffer::HostBuffer(DType d, int64_t numel) : dtype(d) {
   bytes.resize(static_cast<size_t>(numel) * d.itemsize());
 }
 
-double HostBuffer::get_float(int64_t i) const {
+double HostBuffer::get_any_float(int64_t i) const {
   check_index(*this, i);
   switch (dtype.scalar) {
     case Scalar::Float16:

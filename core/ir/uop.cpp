@@ -160,13 +160,7 @@ UOp UOp::const_int(DType dtype, int64_t v) {
 }
 
 UOp UOp::const_float(DType dtype, double v) {
-  if (!dtype.is_float()) {
-    // float -> int as a saturating truncation: C's cast is undefined out of range.
-    if (std::isnan(v)) return const_int(dtype, 0);
-    if (v >= 9.2233720368547758e18) return const_int(dtype, std::numeric_limits<int64_t>::max());
-    if (v <= -9.2233720368547758e18) return const_int(dtype, std::numeric_limits<int64_t>::min());
-    return const_int(dtype, static_cast<int64_t>(v));
-  }
+  if (!dtype.is_float()) return const_int(dtype, float_to_int(v));
   if (std::isnan(v)) v = std::numeric_limits<double>::quiet_NaN();  // one NaN, so NaN consts intern
   return make(Ops::CONST, dtype, {}, Arg(round_float(v, dtype.scalar_type())));
 }

@@ -234,18 +234,7 @@ Array cast(const Array& a, DType to) {
     } else {
       // float -> int as a C cast, made total: NaN -> 0, saturate to int64, then wrap; -> bool is != 0.
       const double v = a.f[k];
-      int64_t x = 0;
-      if (to.is_bool())
-        x = v != 0;
-      else if (std::isnan(v))
-        x = 0;
-      else if (v >= 9.2233720368547758e18)
-        x = std::numeric_limits<int64_t>::max();
-      else if (v <= -9.2233720368547758e18)
-        x = std::numeric_limits<int64_t>::min();
-      else
-        x = static_cast<int64_t>(v);
-      out.i[k] = wrap_int(x, to);
+      out.i[k] = wrap_int(to.is_bool() ? v != 0 : float_to_int(v), to);
     }
   }
   return out;

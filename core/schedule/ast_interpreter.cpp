@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 #include "core/ir/error_bound.hpp"
@@ -135,17 +136,26 @@ int64_t concrete(const sint& s, const VarVals& vars) {
   return s.is_int() ? s.to_int() : IndexProgram(s.uop(), vars).eval(nullptr);
 }
 
-// One VIEW of the AST: its shape and its (index, valid) expressions.
+// One VIEW of the AST: its shape and the map from index to buffer position. A tracker with integer
+// shapes is evaluated directly on its views (IntTracker); one with variables through its (index,
+// valid) expressions, with the variables bound.
 struct ViewIndex {
   std::vector<int64_t> shape;
-  IndexProgram idx, valid;
+  std::optional<IntTracker> direct;
+  std::optional<IndexProgram> idx, valid;  // where not direct
 };
 
 ViewIndex make_view_index(const ShapeTracker& st, const VarVals& vars) {
-  auto [idx, valid] = st.to_indexed_uops();
-  std::vector<int64_t> shape;
-  for (const sint& s : st.shape()) shape.push_back(concrete(s, vars));
-  return {shape, IndexProgram(idx, vars), IndexProgram(valid, vars)};
+  ViewIndex vi;
+  for (const sint& s : st.shape()) vi.shape.push_back(concrete(s, vars));
+  if (IntTracker::concrete(st)) {
+    vi.direct.emplace(st);
+  } else {
+    auto [idx, valid] = st.to_indexed_uops();
+    vi.idx.emplace(idx, vars);
+    vi.valid.emplace(valid, vars);
+  }
+  return vi;
 }
 
 // tinygrad's threefry2x32 (uop/symbolic.py), on the uint64 bit patterns of x and key.
@@ -319,8 +329,12 @@ class KernelRun {
   std::pair<int64_t, bool> locate(int view) {
     const ViewIndex& vi = views_[static_cast<size_t>(view)];
     for (size_t i = 0; i < vi.shape.size(); i++) scratch_[i] = vi.shape[i] == 1 ? 0 : idx_[i];
-    if (!vi.valid.eval(scratch_.data())) return {0, false};
-    return {vi.idx.eval(scratch_.data()), true};
+    if (vi.direct) {
+      const std::optional<int64_t> pos = vi.direct->position(scratch_.data());
+      return {pos.value_or(0), pos.has_value()};
+    }
+    if (!vi.valid->eval(scratch_.data())) return {0, false};
+    return {vi.idx->eval(scratch_.data()), true};
   }
 
   const ConstValue& eval(int k) {

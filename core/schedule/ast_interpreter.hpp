@@ -4,9 +4,11 @@
 //
 // A kernel iterates its full shape (the largest extent of every axis over the AST's views). Each
 // STORE visits the indices of its own view's shape; values are computed per index: a LOAD reads
-// its buffer at the position its ShapeTracker's index expression gives (0 where the valid
-// expression is false), a REDUCE_AXIS loops over its axes, ALU ops follow exec_alu (core/ir), and
-// index expressions come from core/shape's to_indexed_uops, evaluated exactly with exec_alu too.
+// its buffer at the position its ShapeTracker gives (0 where a mask hides it), a REDUCE_AXIS loops
+// over its axes and ALU ops follow exec_alu (core/ir). Positions come straight from the views
+// (IntTracker, core/shape), not from the index expressions codegen lowers, so a wrong index
+// expression cannot agree with itself here; a tracker with variables in its shape goes through
+// to_indexed_uops, evaluated exactly with the variables bound.
 //
 // Besides the seed's form (LOAD(VIEW(DEFINE_GLOBAL)), STORE(VIEW(DEFINE_GLOBAL), x)) it runs
 // tinygrad's older dataset form: LOAD(DEFINE_GLOBAL, VIEW), STORE(DEFINE_GLOBAL, VIEW, x),

@@ -1,6 +1,7 @@
 // From views to index arithmetic: the (index, valid) UOps a kernel computes for a load or store,
 // the strides a kernel optimizer reads off them, and the same map evaluated directly on ints.
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/shape/shapetracker.hpp"
 #include "core/symbolic/symbolic.hpp"
@@ -126,46 +127,63 @@ std::vector<size_t> ShapeTracker::unit_stride_axes(bool ignore_valid) const {
   return axes;
 }
 
-std::vector<int64_t> ShapeTracker::buffer_positions() const {
-  struct IntView {
-    std::vector<int64_t> shape, strides, begin, end;
-    int64_t offset;
-    bool empty;
-  };
-  std::vector<IntView> views;
-  for (const View& v : views_) {
-    IntView iv{to_ints(v.shape()), to_ints(v.strides()), std::vector<int64_t>(v.ndim(), 0),
-               to_ints(v.shape()), v.offset().to_int(),  v.size() == 0};
+bool IntTracker::concrete(const ShapeTracker& st) {
+  const auto ints = [](const std::vector<sint>& xs) { return std::ranges::all_of(xs, &sint::is_int); };
+  return std::ranges::all_of(st.views(), [&](const View& v) {
+    return ints(v.shape()) && ints(v.strides()) && v.offset().is_int() &&
+           (!v.mask() || std::ranges::all_of(*v.mask(), [](const auto& be) { return be.first.is_int() && be.second.is_int(); }));
+  });
+}
+
+IntTracker::IntTracker(const ShapeTracker& st) {
+  if (!concrete(st)) throw std::invalid_argument("IntTracker of a symbolic ShapeTracker: " + st.repr());
+  for (const View& v : st.views()) {
+    IntView iv{to_ints(v.shape()), to_ints(v.strides()), std::vector<int64_t>(v.ndim(), 0), to_ints(v.shape()),
+               v.offset().to_int(), v.size() == 0};
     if (v.mask())
       for (size_t i = 0; i < v.ndim(); i++) {
         iv.begin[i] = (*v.mask())[i].first.to_int();
         iv.end[i] = (*v.mask())[i].second.to_int();
       }
-    views.push_back(std::move(iv));
+    views_.push_back(std::move(iv));
   }
-  const int64_t n = prod(shape()).to_int();
-  std::vector<int64_t> out(n), idx;
-  for (int64_t flat = 0; flat < n; flat++) {
-    int64_t pos = flat;
-    bool valid = true;
-    for (size_t k = views.size(); k-- > 0 && valid;) {
-      const IntView& v = views[k];
-      if (v.empty) {  // a hand-built stack may put an empty view under a non-empty one
-        valid = false;
-        break;
-      }
-      idx.assign(v.shape.size(), 0);
-      for (size_t i = v.shape.size(); i-- > 0;) {
-        idx[i] = pos % v.shape[i];
-        pos /= v.shape[i];
-      }
-      pos = v.offset;
-      for (size_t i = 0; i < idx.size(); i++) {
-        valid = valid && v.begin[i] <= idx[i] && idx[i] < v.end[i];
-        pos += idx[i] * v.strides[i];
-      }
+}
+
+std::optional<int64_t> IntTracker::position(const int64_t* idx) const {
+  const IntView& top = views_.back();
+  if (top.empty) return std::nullopt;
+  int64_t pos = top.offset;
+  for (size_t i = 0; i < top.shape.size(); i++) {
+    if (idx[i] < top.begin[i] || idx[i] >= top.end[i]) return std::nullopt;
+    pos += idx[i] * top.strides[i];
+  }
+  for (size_t k = views_.size() - 1; k-- > 0;) {
+    const IntView& v = views_[k];
+    if (v.empty) return std::nullopt;  // a hand-built stack may put an empty view under a non-empty one
+    int64_t rest = pos, below = v.offset;
+    for (size_t i = v.shape.size(); i-- > 0;) {
+      const int64_t x = rest % v.shape[i];
+      rest /= v.shape[i];
+      if (x < v.begin[i] || x >= v.end[i]) return std::nullopt;
+      below += x * v.strides[i];
     }
-    out[flat] = valid ? pos : -1;
+    pos = below;
+  }
+  return pos;
+}
+
+std::vector<int64_t> ShapeTracker::buffer_positions() const {
+  const IntTracker tracker(*this);
+  const std::vector<int64_t> shape = to_ints(this->shape());
+  const int64_t n = prod(this->shape()).to_int();
+  std::vector<int64_t> out(static_cast<size_t>(n)), idx(shape.size());
+  for (int64_t flat = 0; flat < n; flat++) {
+    int64_t rest = flat;
+    for (size_t i = shape.size(); i-- > 0;) {
+      idx[i] = rest % shape[i];
+      rest /= shape[i];
+    }
+    out[static_cast<size_t>(flat)] = tracker.position(idx.data()).value_or(-1);
   }
   return out;
 }

@@ -64,7 +64,8 @@ class ShapeTracker : public ArgObject {
   int64_t real_size() const;
 
   // For every index of shape() in row-major order, the buffer position it reads, or -1 where it is
-  // masked out. Integer shapes only; computed from the views directly, not from the UOps.
+  // masked out. Integer shapes only; computed from the views directly (IntTracker), not from the
+  // UOps.
   std::vector<int64_t> buffer_positions() const;
 
   bool operator==(const ShapeTracker& o) const { return views_ == o.views_; }
@@ -81,6 +82,30 @@ class ShapeTracker : public ArgObject {
  private:
   ShapeTracker with_last(View v) const;
   std::vector<View> views_;
+};
+
+// A tracker's map from index to buffer position evaluated directly on integers, view by view: the
+// top view's offset, strides and mask box, then each view below unravels that position row-major
+// into its own shape. No index UOps are built or simplified, so it is independent of the
+// expressions codegen lowers (the AST interpreter reads through it) and fast enough to run once
+// per element.
+class IntTracker {
+ public:
+  // Whether every shape, stride, offset and mask bound of ST is an integer.
+  static bool concrete(const ShapeTracker& st);
+  explicit IntTracker(const ShapeTracker& st);  // throws std::invalid_argument unless concrete(st)
+
+  // The position index IDX (one entry per dimension of the tracker's shape) reads, or nullopt
+  // where a mask hides it.
+  std::optional<int64_t> position(const int64_t* idx) const;
+
+ private:
+  struct IntView {
+    std::vector<int64_t> shape, strides, begin, end;  // begin/end: the mask box, else 0 and shape
+    int64_t offset = 0;
+    bool empty = false;  // a size-0 view: nothing is valid through it
+  };
+  std::vector<IntView> views_;
 };
 
 }  // namespace tunebed

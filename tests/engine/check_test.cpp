@@ -177,6 +177,13 @@ TEST(DerivedTolerance, EqualTermsErrTogetherAndTheSumBoundCountsThem) {
   SumBound zeros_do_not_count;
   for (int i = 0; i < 1024; i++) zeros_do_not_count.add(i == 7 || i == 9 ? 1 : 0, 0);
   EXPECT_NEAR(zeros_do_not_count.bound(f32), 2 * unit_roundoff(f32), 1e-20);  // one rounding, of 1 + 1
+  SumBound signed_zeros;  // inexact zeros: +0 and -0 are one value, a run of 20 (m^2 = 400)
+  double held = 0, bounds = 0;
+  for (int i = 0; i < 980; i++) signed_zeros.add(1 + i / 1024.0, 0), held += 1 + i / 1024.0;
+  for (int i = 0; i < 20; i++) signed_zeros.add(i % 2 ? 0.0 : -0.0, 1e-9), bounds += 1e-9;
+  const double g = 5 * std::sqrt(980.0 + 400.0 - 1);
+  EXPECT_NEAR(signed_zeros.bound(f32), bounds + g * (unit_roundoff(f32) * (held + bounds) + rounding_bound(f32, 0)),
+              1e-15);
   SumBound with_nan;  // a NaN term: no run of equal values (NaN != NaN) to count; a NaN bound
   for (double t : {1.0, double{NAN}, 1.0}) with_nan.add(t, 0);
   EXPECT_TRUE(std::isnan(with_nan.bound(f32)));

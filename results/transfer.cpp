@@ -3,14 +3,22 @@
 // Import and merge are one operation fed from two sources: rows arrive table by table, parents
 // first, each with the id it had in its source, and RowImporter inserts those not yet present
 // (by natural key: fingerprint, hash, run uuid, run + seq), remembering the local id of every
-// source id so that a child's references can be rewritten. The schema's triggers then rebuild
-// `best` and `quarantine` from the imported candidates exactly as they were built at the source,
-// so neither table needs to travel.
+// source id so that a child's references can be rewritten. The schema's trigger rebuilds
+// `quarantine` from the imported candidates as it was built at the source. The checks, the
+// demotions and the winners' confidence travel as rows (the first copy of a key stays).
+//
+// `best` travels too: tune() declares a winner by a test on interleaved re-timings
+// (search/decide.hpp), not by the lowest median, which is all the candidates' trigger knows. Each
+// (kernel, device, action space) keeps, of the winners declared for it in the destination and in
+// every source, the one declared last (its run ended last), as a retune replaces a stored winner;
+// a demoted candidate is never served, whichever database demoted it.
+#include <algorithm>
 #include <filesystem>
 #include <istream>
 #include <map>
 #include <ostream>
 #include <set>
+#include <tuple>
 
 #include "results/json_lines.hpp"
 #include "results/tuning_db.hpp"
@@ -44,6 +52,18 @@ const std::vector<TableSpec>& transferred_tables() {
        {"kernel_id", "device_id", "opts"},
        {{"kernel_id", "kernels"}, {"device_id", "devices"}, {"candidate_id", "candidates"}},
        "kernel_id, device_id, opts",
+       false},
+      {"kernel_checks",
+       {"kernel_id", "device_id"},
+       {{"kernel_id", "kernels"}, {"device_id", "devices"}},
+       "kernel_id, device_id",
+       false},
+      {"demotions", {"candidate_id"}, {{"candidate_id", "candidates"}}, "candidate_id", false},
+      {"winner_confidence", {"candidate_id"}, {{"candidate_id", "candidates"}}, "candidate_id", false},
+      {"best",
+       {"kernel_id", "device_id", "action_space_version"},
+       {{"kernel_id", "kernels"}, {"device_id", "devices"}, {"candidate_id", "candidates"}},
+       "kernel_id, device_id, action_space_version",
        false},
   };
   return tables;
@@ -83,7 +103,12 @@ void for_each_row(Db& db, Visit&& visit) {
 
 class RowImporter {
  public:
-  explicit RowImporter(Db& db) : db_(db) {}
+  // Starts from the destination's declared winners.
+  explicit RowImporter(Db& db) : db_(db) {
+    Statement st = db_.prepare("SELECT kernel_id, device_id, action_space_version, candidate_id FROM best");
+    while (st.step())
+      declared_[{st.column_int(0), st.column_int(1), st.column_text(2)}].push_back(st.column_int(3));
+  }
 
   // Rows that follow come from SOURCE: its ids are its own, and its runs are marked as from it.
   void start_source(std::string source) {
@@ -106,12 +131,40 @@ class RowImporter {
     }
     if (t.name == "runs") mark_provenance(row);
     check_columns(t, row);
+    if (t.name == "best") return declare(row);
 
     std::optional<int64_t> existing = lookup(t, row);
     if (existing && t.name == "runs") finish_if_running(*existing, row);
     if (!existing) insert(t, row);
     count(existing ? skipped_ : added_, t.name);
     if (source_id) ids_[std::string(t.name)][*source_id] = existing ? *existing : db_.last_insert_rowid();
+  }
+
+  // Once a source's rows are in: each key's winner is the last declared that no database demoted;
+  // a key all of whose winners were demoted, and any row the trigger pointed at a demoted
+  // candidate, serves none.
+  void finish() {
+    for (const auto& [key, candidates] : declared_) {
+      const auto& [kernel, device, version] = key;
+      std::string ids;
+      for (int64_t c : candidates) ids += (ids.empty() ? "" : ", ") + std::to_string(c);
+      Statement latest = db_.prepare(
+          "SELECT c.id FROM candidates c JOIN runs r ON r.id = c.run_id WHERE c.id IN (" + ids +
+          ") AND c.id NOT IN (SELECT candidate_id FROM demotions) "
+          "ORDER BY coalesce(r.ended_at, r.started_at) DESC, c.created_at DESC, c.id DESC LIMIT 1");
+      if (latest.step()) {
+        cached("INSERT INTO best (kernel_id, device_id, action_space_version, candidate_id) VALUES (?, ?, ?, ?) "
+               "ON CONFLICT (kernel_id, device_id, action_space_version) DO UPDATE SET candidate_id = "
+               "excluded.candidate_id")
+            .bind_all(kernel, device, version, latest.column_int(0))
+            .run();
+      } else {
+        cached("DELETE FROM best WHERE kernel_id = ? AND device_id = ? AND action_space_version = ?")
+            .bind_all(kernel, device, version)
+            .run();
+      }
+    }
+    db_.exec("DELETE FROM best WHERE candidate_id IN (SELECT candidate_id FROM demotions)");
   }
 
   TransferStats stats() const {
@@ -175,6 +228,21 @@ class RowImporter {
     st.run();
   }
 
+  // A source's declared winner: one more for its key (finish() chooses).
+  void declare(const JsonRow& row) {
+    const auto value = [&](std::string_view column) { return *find(row, column); };
+    const Value candidate = value("candidate_id"), kernel = value("kernel_id"), device = value("device_id"),
+                version = value("action_space_version");
+    if (!std::holds_alternative<int64_t>(candidate) || !std::holds_alternative<int64_t>(kernel) ||
+        !std::holds_alternative<int64_t>(device) || !std::holds_alternative<std::string>(version))
+      throw DbError("best row with a missing or mistyped column");
+    std::vector<int64_t>& ids =
+        declared_[{std::get<int64_t>(kernel), std::get<int64_t>(device), std::get<std::string>(version)}];
+    const bool known = std::ranges::find(ids, std::get<int64_t>(candidate)) != ids.end();
+    if (!known) ids.push_back(std::get<int64_t>(candidate));
+    count(known ? skipped_ : added_, "best");
+  }
+
   // A run keeps the file it first came from; one recorded at the source names the source.
   void mark_provenance(JsonRow& row) {
     Value* from = find(row, "imported_from");
@@ -207,6 +275,8 @@ class RowImporter {
   std::map<std::string, std::set<std::string>> columns_;
   std::map<std::string, Statement> statements_;
   std::map<std::string, int64_t> added_, skipped_;
+  // (kernel, device, action space) -> every candidate declared its winner, locally or by a source
+  std::map<std::tuple<int64_t, int64_t, std::string>, std::vector<int64_t>> declared_;
 };
 
 }  // namespace
@@ -244,6 +314,7 @@ TransferStats TuningDb::import_jsonl(std::istream& in, const std::string& source
       throw DbError(source + ":" + std::to_string(number) + ": " + e.what());
     }
   }
+  importer.finish();
   tx.commit();
   return importer.stats();
 }
@@ -260,6 +331,7 @@ TransferStats merge(const std::string& out, const std::vector<std::string>& inpu
     raw_connection(source).exec("BEGIN");  // a consistent snapshot of the input
     for_each_row(raw_connection(source), [&](const TableSpec& t, JsonRow row) { importer.add(t, std::move(row)); });
     raw_connection(source).exec("COMMIT");
+    importer.finish();
     tx.commit();
   }
   return importer.stats();

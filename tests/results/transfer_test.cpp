@@ -132,6 +132,63 @@ TEST_F(TransferTest, PruneKeepsTheTopKOfFinishedRunsAndEveryWinner) {
   EXPECT_TRUE(db.integrity_check().empty());
 }
 
+// What tune() decided travels with the candidates: the declared winner (not the lowest median the
+// trigger would pick), its confidence, the kernel's check and a demotion. Of two databases' winners
+// the one declared last is served, and a candidate either database demoted never is.
+TEST_F(TransferTest, MergeAndImportKeepTheDeclaredWinnersTheirConfidenceChecksAndDemotions) {
+  const std::string a_path = file("a.db"), b_path = file("b.db");
+  {
+    TuningDb a = TuningDb::open(a_path, TuningDb::Mode::create);
+    const int64_t d = a.upsert_device(cpu()), k = a.upsert_kernel(kernel("k")), j = a.upsert_kernel(kernel("j"));
+    const results::Run r = a.begin_run(spec());
+    add(a, r.id, k, d, "a", {50, 40});  // a1 has the lower median; the test kept a0
+    add(a, r.id, j, d, "j", {9, 8});
+    a.declare_winner(r.id, 1, {}, Confidence{.challenger_opts = "a1", .kept_incumbent = true, .p_value = 0.3, .rounds = 10});
+    a.declare_winner(r.id, 4, {}, std::nullopt);  // j1
+    a.record_check({.kernel_id = k, .device_id = d, .oracle = "ast-interpreter+eigen", .status = "ok"});
+    a.finish_run(r.id, RunStatus::completed);
+    ASSERT_EQ(a.cached_best(k, d, "as1")->opts, "a0");
+  }
+  {
+    TuningDb b = TuningDb::open(b_path, TuningDb::Mode::create);
+    const int64_t d = b.upsert_device(cpu()), k = b.upsert_kernel(kernel("k")), j = b.upsert_kernel(kernel("j"));
+    const results::Run r = b.begin_run(spec());  // later than a's run
+    add(b, r.id, k, d, "b", {60});
+    add(b, r.id, j, d, "bj", {7});
+    b.declare_winner(r.id, 1, {}, std::nullopt);  // b0, declared last for k
+    b.declare_winner(r.id, 2, {}, std::nullopt);  // bj0 for j, then found wrong on re-verification
+    b.demote(count(b, "SELECT id FROM candidates WHERE opts = 'bj0'"), "re-verification: wrong");
+    b.finish_run(r.id, RunStatus::completed);
+  }
+  const auto served = [](TuningDb& db, const std::string& hash) {
+    const std::optional<BestEntry> e = db.cached_best(db.resolve_kernel(hash), db.resolve_device("cpu0"), "as1");
+    return e ? e->opts : "(none)";
+  };
+
+  merge(file("a_only.db"), {a_path});
+  TuningDb only = TuningDb::open(file("a_only.db"), TuningDb::Mode::existing);
+  EXPECT_EQ(served(only, "h-k"), "a0");  // the trigger alone would serve a1
+  EXPECT_EQ(count(only, "SELECT count(*) FROM winner_confidence"), 1);
+  EXPECT_EQ(count(only, "SELECT count(*) FROM kernel_checks WHERE oracle = 'ast-interpreter+eigen'"), 1);
+
+  merge(file("both.db"), {a_path, b_path});
+  TuningDb both = TuningDb::open(file("both.db"), TuningDb::Mode::existing);
+  EXPECT_EQ(served(both, "h-k"), "b0");  // declared last, though its median is the highest
+  EXPECT_EQ(served(both, "h-j"), "j1");  // bj0 was demoted in b: a's winner stands
+  EXPECT_EQ(count(both, "SELECT count(*) FROM demotions"), 1);
+  EXPECT_TRUE(both.integrity_check().empty());
+
+  // The JSON-lines route is the same importer.
+  std::ostringstream out;
+  TuningDb::open(file("both.db"), TuningDb::Mode::existing).export_jsonl(out);
+  TuningDb copy = TuningDb::open(file("copy.db"), TuningDb::Mode::create);
+  std::istringstream in(out.str());
+  copy.import_jsonl(in, "both.jsonl");
+  EXPECT_EQ(served(copy, "h-k"), "b0");
+  EXPECT_EQ(served(copy, "h-j"), "j1");
+  EXPECT_EQ(count(copy, "SELECT count(*) FROM winner_confidence"), 1);
+}
+
 TEST_F(TransferTest, ExportThenImportReproducesTheDatabase) {
   std::string exported;
   {
@@ -189,7 +246,8 @@ TEST_F(TransferTest, ImportErrorsNameTheLineAndImportNothing) {
             "in.jsonl:2: column 36: control character inside a string");
   EXPECT_EQ(
       import_error(device + "\n\n{\"table\":\"gadgets\"}"),
-      "in.jsonl:3: unknown table 'gadgets' (expected one of devices, kernels, runs, candidates, quarantine)");
+      "in.jsonl:3: unknown table 'gadgets' (expected one of devices, kernels, runs, candidates, quarantine, "
+      "kernel_checks, demotions, winner_confidence, best)");
   EXPECT_EQ(import_error(R"({"table":"devices","id":1,"name":"n","colour":"red"})"),
             "in.jsonl:1: table devices has no column 'colour'");
   EXPECT_EQ(import_error(R"({"table":"quarantine","kernel_id":4,"device_id":1,"opts":"o"})"),

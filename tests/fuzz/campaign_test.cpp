@@ -80,7 +80,8 @@ TEST(Classify, TimeoutsLeaksAndUncaughtExceptions) {
 }
 
 TEST(FuzzerBinaries, AMissingTargetIsAUsageErrorListingTheTargets) {
-  const auto dir = testing::make_fake_fuzzers("find");
+  const testing::FakeFuzzers fakes("find");
+  const std::filesystem::path& dir = fakes.path();
   EXPECT_EQ(list_fuzz_targets(dir), std::vector<std::string>{"fake"});
   EXPECT_FALSE(find_fuzzer(dir, "fuzz_fake").libfuzzer);
   try {
@@ -92,7 +93,8 @@ TEST(FuzzerBinaries, AMissingTargetIsAUsageErrorListingTheTargets) {
 }
 
 TEST(Replay, RunsOneInputAndClassifiesIt) {
-  const FuzzerBinary fake = find_fuzzer(testing::make_fake_fuzzers("replay"), "fake");
+  const testing::FakeFuzzers fakes("replay");
+  const FuzzerBinary fake = find_fuzzer(fakes.path(), "fake");
   EXPECT_FALSE(replay(fake, "fine", 10).failed);
   const Outcome o = replay(fake, "not fine: X", 10);
   EXPECT_TRUE(o.failed);
@@ -101,7 +103,8 @@ TEST(Replay, RunsOneInputAndClassifiesIt) {
 }
 
 TEST(Minimize, ShrinksToTheBytesTheFailureNeeds) {
-  const FuzzerBinary fake = find_fuzzer(testing::make_fake_fuzzers("minimize"), "fake");
+  const testing::FakeFuzzers fakes("minimize");
+  const FuzzerBinary fake = find_fuzzer(fakes.path(), "fake");
   const std::string input = "some bytes before X and after";
   const auto [smaller, outcome] = minimize(fake, input, replay(fake, input, 10), 60, 10);
   EXPECT_EQ(smaller, "X");
@@ -109,7 +112,8 @@ TEST(Minimize, ShrinksToTheBytesTheFailureNeeds) {
 }
 
 TEST(RunTarget, RefusesAReplayOnlyBinary) {
-  const auto dir = testing::make_fake_fuzzers("run");
+  const testing::FakeFuzzers fakes("run");
+  const std::filesystem::path& dir = fakes.path();
   CampaignOptions opt{
       .seconds = 1, .corpus_dir = dir / "corpus", .seeds_dir = dir, .findings_dir = dir / "findings"};
   try {

@@ -30,8 +30,8 @@ class FuzzCli : public ::testing::Test {
                      ("tunebed-fuzz-cli-" + std::to_string(getpid()) + "-" +
                       ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db"))
                         .string();
-  std::filesystem::path fakes_ = make_fake_fuzzers(
-      std::string("cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  FakeFuzzers fakes_{
+      std::string("cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name()};
 };
 
 TEST_F(FuzzCli, QueryFindingsListsEachFindingOnceWithItsCount) {
@@ -52,7 +52,7 @@ TEST_F(FuzzCli, QueryFindingsListsEachFindingOnceWithItsCount) {
 }
 
 TEST_F(FuzzCli, ReproOfAStillFailingInputExitsOneAndSaysHow) {
-  Result r = tunebed("fuzz repro 1 --db " + db_ + " --fuzzers " + fakes_.string());
+  Result r = tunebed("fuzz repro 1 --db " + db_ + " --fuzzers " + fakes_.path().string());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.out,
             "finding 1: fuzz_fake wrong: fake check failed at element N (17 bytes)\n"
@@ -68,7 +68,7 @@ TEST_F(FuzzCli, ReproOfAFixedInputRunsCleanAndExitsZero) {
 }
 
 TEST_F(FuzzCli, MinimizeStoresTheSmallerInput) {
-  Result r = tunebed("fuzz minimize 1 --time 30 --db " + db_ + " --fuzzers " + fakes_.string());
+  Result r = tunebed("fuzz minimize 1 --time 30 --db " + db_ + " --fuzzers " + fakes_.path().string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "finding 1: 17 bytes (17 nonzero) -> 1 bytes (1 nonzero)\n");
   Result q = tunebed("query findings --format csv --db " + db_);
@@ -76,7 +76,7 @@ TEST_F(FuzzCli, MinimizeStoresTheSmallerInput) {
 }
 
 TEST_F(FuzzCli, BadUsageIsOneErrorLineAndExitTwo) {
-  const std::string fz = " --db " + db_ + " --fuzzers " + fakes_.string();
+  const std::string fz = " --db " + db_ + " --fuzzers " + fakes_.path().string();
   for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
            {"fuzz fake" + fz, "--time"},
            {"fuzz fake --time 0" + fz, "--time must be at least 1"},

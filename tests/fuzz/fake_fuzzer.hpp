@@ -9,15 +9,16 @@
 #include <fstream>
 #include <string>
 
+#include "tests/temp_dir.hpp"
+
 namespace tunebed::testing {
 
-// A fresh folder with fuzz_fake in it.
-inline std::filesystem::path make_fake_fuzzers(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tunebed-fuzz-test-" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const std::filesystem::path exe = dir / "fuzz_fake";
-  std::ofstream(exe) << R"sh(#!/bin/sh
+// A fresh folder with fuzz_fake in it, removed with the object.
+class FakeFuzzers {
+ public:
+  explicit FakeFuzzers(const std::string& name) : dir_("tunebed-fuzz-test-" + name) {
+    const std::filesystem::path exe = path() / "fuzz_fake";
+    std::ofstream(exe) << R"sh(#!/bin/sh
 for a; do last=$a; done
 [ "$1" = "-help=1" ] && { echo "error: no such file or directory '-help=1'" >&2; exit 2; }
 if grep -q X "$last"; then
@@ -27,8 +28,12 @@ if grep -q X "$last"; then
 fi
 exit 0
 )sh";
-  chmod(exe.c_str(), 0755);
-  return dir;
-}
+    chmod(exe.c_str(), 0755);
+  }
+  const std::filesystem::path& path() const { return dir_.path(); }
+
+ private:
+  TempDir dir_;
+};
 
 }  // namespace tunebed::testing

@@ -70,6 +70,13 @@ struct TuneDriver : ::testing::Test {
     return o;
   }
   std::string db_path() const { return (dir / "tuning.db").string(); }
+  // A process killed with SIGKILL leaves its run 'running'; that is what resume picks up.
+  static void leave_running(results::TuningDb& db, int64_t run_id) {
+    results::raw_connection(db)
+        .prepare("UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?")
+        .bind_all(run_id)
+        .run();
+  }
 };
 
 TEST_F(TuneDriver, FaultsAreRecordedQuarantinedAndACorrectKernelWins) {
@@ -144,10 +151,7 @@ TEST_F(TuneDriver, AVariantThatRendersAnotherOnesSourceIsNotRunAgain) {
 
   // Resumed after V:fast was committed, V:again is still known for the twin it is.
   results::raw_connection(db).prepare("DELETE FROM candidates WHERE opts = 'V:slower'").run();
-  results::raw_connection(db)
-      .prepare("UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?")
-      .bind_all(r.run_id)
-      .run();
+  leave_running(db, r.run_id);
   TuneOptions resume = options();
   resume.resume_run = r.run_id;
   TuneResult again = tune(t, *beam, pool, db, resume);
@@ -186,11 +190,7 @@ TEST_F(TuneDriver, AResumedRunDoesNotRedoCommittedCandidates) {
   first.budget.candidates = 3;
   TuneResult cut = tune(target, *beam, pool, db, first);
   ASSERT_EQ(db.candidates_of_run(cut.run_id).size(), 3u);
-  // A process killed with SIGKILL leaves its run 'running'; that is what resume picks up.
-  results::raw_connection(db)
-      .prepare("UPDATE runs SET status = 'running', ended_at = NULL WHERE id = ?")
-      .bind_all(cut.run_id)
-      .run();
+  leave_running(db, cut.run_id);
 
   TuneOptions resume = options();
   resume.resume_run = cut.run_id;

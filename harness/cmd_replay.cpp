@@ -15,8 +15,11 @@
 #include "harness/table_format.hpp"
 #include "harness/tune_batch.hpp"
 #include "search/kernel_space.hpp"
+#include "search/kernel_target.hpp"
 #include "search/replay.hpp"
 #include "search/stored.hpp"
+#include "search/tune.hpp"
+#include "search/worker_pool.hpp"
 
 namespace tunebed::cli {
 namespace {
@@ -59,16 +62,46 @@ std::optional<int> beam_target(const std::string& target) {
   throw UsageError("--target must be best or beam:W with a width W from 1 to 9999, not '" + target + "'");
 }
 
-// The time to reach: the best stored time, or the best BEAM of width BEAM_WIDTH finds when
-// replayed with the same budget.
-double target_seconds(std::optional<int> beam_width, const search::StoredKernel& k, int64_t budget,
-                      double best_stored) {
-  if (!beam_width) return best_stored;
+// BEAM of width BEAM_WIDTH replayed on K with the same budget: its best is the time to reach.
+search::ReplayResult beam_replay(int beam_width, const search::StoredKernel& k, int64_t budget) {
   search::KernelSpace space(Kernel(k.ast, Renderer::for_device(k.device)));
-  auto beam = make_strategy("beam", {.width = *beam_width});
-  const search::ReplayResult r = search::replay(*beam, space, k.costs, budget);
-  return r.steps.empty() ? INFINITY : r.steps.back().best_so_far;
+  auto beam = make_strategy("beam", {.width = beam_width});
+  return search::replay(*beam, space, k.costs, budget);
 }
+
+// --fill: measures on this machine, as a tune run of the given states (compiled, verified and
+// timed in workers like any candidate), what a replay of a kernel proposed that the data lacked.
+class Filler {
+ public:
+  explicit Filler(results::TuningDb& db) : db_(db) {}
+
+  // K as stored once OPTS are measured too.
+  search::StoredKernel fill(const search::StoredKernel& k, const std::vector<std::string>& opts) {
+    search::KernelTarget target(k.ast, db_.kernel(db_.resolve_kernel(k.hash)).source, k.device);
+    search::TuneTarget& t = target.target();
+    t.baseline = t.parse(target.default_opts());
+    std::vector<search::Path> states;
+    for (const std::string& o : opts)
+      if (std::optional<search::Path> p = t.parse(o)) states.push_back(std::move(*p));
+    auto given = search::make_given_states(states);
+    search::TuneOptions options;
+    options.device = k.device;
+    options.retune = true;  // the stored winner is the incumbent: a filled state must beat it beyond the noise
+    options.budget = {static_cast<int64_t>(states.size()) + 1, std::nullopt};
+    search::tune(t, *given, pool_, db_, options);
+    for (search::StoredKernel& again : search::stored_kernels(db_, {.kernel = k.hash}))
+      if (again.device == k.device) return std::move(again);
+    throw results::DbError("kernel " + k.hash + " lost its winner while being filled");
+  }
+
+ private:
+  results::TuningDb& db_;
+  search::WorkerPool pool_;
+};
+
+// At most this many rounds of replay and fill per kernel: each round's measurements can change
+// the strategy's path and so what it proposes next.
+constexpr int kFillRounds = 4;
 
 int replay_cmd(const std::vector<std::string>& args) {
   CommandLine cl{
@@ -89,7 +122,14 @@ int replay_cmd(const std::vector<std::string>& args) {
           "(for the model: training and ranking). --curve prints the best-so-far after every candidate.\n"
           "\n"
           "The model strategy trains on every other kernel of --train-db (default: this database)\n"
-          "measured on the same device, never on the kernel it replays."};
+          "measured on the same device, never on the kernel it replays.\n"
+          "\n"
+          "--fill makes the replay exact for this strategy and the target: the candidates it (and the\n"
+          "target's BEAM) proposed that the data lacks are measured on this machine, as a tune run of\n"
+          "strategy `given` in the database (compiled, verified and timed in workers), and the kernel\n"
+          "is replayed again, up to 4 rounds. `missing` then counts only what could not be measured\n"
+          "(a duplicate of another candidate's source, a quarantined crash). Fill only with data from\n"
+          "this machine: the new measurements pool with the stored ones."};
   cl.options.add_options()                                                                            //
       ("strategy", po::value<std::string>()->default_value("beam"), "beam, random, hill, annealing, exhaustive or model")  //
       ("budget", po::value<int64_t>()->default_value(64), "candidates per kernel at most")             //
@@ -100,13 +140,15 @@ int replay_cmd(const std::vector<std::string>& args) {
       ("target", po::value<std::string>()->default_value("best"), "best (stored) or beam:W")             //
       ("kernel", po::value<std::string>()->value_name("HASH"), "only this kernel (a hash prefix)")      //
       ("device", po::value<std::string>()->value_name("D"), "the device whose measurements to use")     //
-      ("curve", po::bool_switch(), "print every candidate's best-so-far");
+      ("curve", po::bool_switch(), "print every candidate's best-so-far")                              //
+      ("fill", po::bool_switch(), "measure missing candidates on this machine and replay again");
   add_db_option(cl);
   add_output_options(cl);
   cl.examples = {"tunebed tune matmul:M=64,N=64,K=64 --exhaustive --budget 300 --db full.db",
                  "tunebed replay --db full.db --strategy beam --budget 40",
                  "tunebed replay --db full.db --strategy model --target beam:4 --budget 400",
-                 "tunebed replay --db full.db --strategy random --seed 3 --curve --format csv"};
+                 "tunebed replay --db full.db --strategy random --seed 3 --curve --format csv",
+                 "tunebed replay --db live.db --strategy model --target beam:4 --budget 400 --fill"};
   auto vm = parse(cl, args);
   if (!vm) return 0;
   const Output out = output_options(*vm);
@@ -119,7 +161,10 @@ int replay_cmd(const std::vector<std::string>& args) {
                     vm->count("train-db") ? std::optional((*vm)["train-db"].as<std::string>()) : std::nullopt,
                     {}};
   make_strategy(replayer.name, replayer.options);  // a bad name fails before any work
-  auto db = open_for_reading((*vm)["db"].as<std::string>());
+  const bool fill = (*vm)["fill"].as<bool>();
+  auto db = fill ? open_for_writing((*vm)["db"].as<std::string>()) : open_for_reading((*vm)["db"].as<std::string>());
+  std::optional<Filler> filler;
+  if (fill) filler.emplace(db);
 
   results::Filter filter;
   try {
@@ -140,12 +185,23 @@ int replay_cmd(const std::vector<std::string>& args) {
                                           {"best_us"}, {"found_us"}, {"target_us"}, {"to_5pct"}, {"wall_s"},
                                           {"search_s"}}};
   std::vector<int64_t> reached;
-  for (const search::StoredKernel& k : kernels) {
+  for (search::StoredKernel k : kernels) {
     search::KernelSpace space(Kernel(k.ast, Renderer::for_device(k.device)));
-    auto strategy = replayer.make(k, kernels);
-    const double started = search::steady_seconds();
-    const search::ReplayResult r = search::replay(*strategy, space, k.costs, budget);
-    const double search_s = search::steady_seconds() - started;
+    search::ReplayResult r, beam;
+    double search_s = 0;
+    for (int round = 0;; round++) {
+      auto strategy = replayer.make(k, kernels);
+      const double started = search::steady_seconds();
+      r = search::replay(*strategy, space, k.costs, budget);
+      search_s = search::steady_seconds() - started;
+      if (target) beam = beam_replay(*target, k, budget);
+      std::vector<std::string> missing = r.missing_opts;
+      missing.insert(missing.end(), beam.missing_opts.begin(), beam.missing_opts.end());
+      if (!filler || missing.empty() || round == kFillRounds) break;
+      const size_t known = k.costs.size();
+      k = filler->fill(k, missing);
+      if (k.costs.size() == known) break;  // nothing more could be measured
+    }
     if (curve) {
       for (size_t i = 0; i < r.steps.size(); i++)
         table.add_row({k.hash, k.device, static_cast<int64_t>(i + 1), r.steps[i].opts,
@@ -153,7 +209,7 @@ int replay_cmd(const std::vector<std::string>& args) {
                        us(r.steps[i].best_so_far)});
       continue;
     }
-    const double goal = target_seconds(target, k, budget, r.best_stored);
+    const double goal = !target ? r.best_stored : beam.steps.empty() ? INFINITY : beam.steps.back().best_so_far;
     const std::optional<int64_t> to5 = r.candidates_to(1.05 * goal);
     double wall = 0;
     for (int64_t i = 0; i < to5.value_or(0); i++)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <stdexcept>
 
 namespace tunebed::search {
@@ -18,16 +19,18 @@ class StoredCost : public CostFunction {
     for (const Path& p : batch) {
       auto it = costs_.find(space_.key(p));
       out.push_back(it == costs_.end() ? INFINITY : it->second);
-      if (it == costs_.end()) missing_.push_back(space_.key(p));
+      if (it == costs_.end() && missing_.insert(space_.key(p)).second) missing_order_.push_back(space_.key(p));
     }
     return out;
   }
-  bool missing(const std::string& key) const { return std::ranges::find(missing_, key) != missing_.end(); }
+  bool missing(const std::string& key) const { return missing_.contains(key); }
+  const std::vector<std::string>& missing_opts() const { return missing_order_; }
 
  private:
   SearchSpace& space_;
   const StoredCosts& costs_;
-  std::vector<std::string> missing_;
+  std::set<std::string> missing_;
+  std::vector<std::string> missing_order_;
 };
 
 }  // namespace
@@ -53,6 +56,7 @@ ReplayResult replay(Strategy& strategy, SearchSpace& space, const StoredCosts& c
     best = std::min(best, e.cost);
     r.steps.push_back({e.key, missing ? std::nullopt : std::optional(e.cost), best});
   }
+  r.missing_opts = cost.missing_opts();
   return r;
 }
 

@@ -7,7 +7,8 @@
 // candidate's median, +inf for one that failed. A state the stored run never measured has no
 // cost: the strategy sees +inf (it learns nothing from it) and the step counts as missing, so a
 // replay is only as faithful as the data's coverage, which it reports. Data made by
-// `tunebed tune --exhaustive` covers everything a strategy can reach within its budget and depth.
+// `tunebed tune --exhaustive` covers everything a strategy can reach within its budget and depth;
+// `tunebed replay --fill` measures what a replay found missing and replays again.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,7 @@ struct ReplayStep {
 struct ReplayResult {
   std::vector<ReplayStep> steps;  // every candidate the strategy proposed, in order
   int64_t missing = 0;
+  std::vector<std::string> missing_opts;  // each missing state's opts once, in the order proposed
   double best_stored = 0;  // the lowest stored cost: what the strategy is measured against
   // How many candidates the strategy needed to reach SECONDS; none if it never did.
   std::optional<int64_t> candidates_to(double seconds) const;

@@ -193,6 +193,10 @@ struct ModelParams {
 };
 std::unique_ptr<Strategy> make_model_search(ModelParams params);
 
+// The given STATES, in one batch, and nothing else (given_states.cpp): what `replay --fill`
+// measures.
+std::unique_ptr<Strategy> make_given_states(std::vector<Path> states);
+
 // --- helpers the strategies share ---
 
 // A uniform index in [0, n) and a uniform double in [0, 1), by hand so that they are the same

@@ -131,6 +131,34 @@ TEST_F(TuneE2E, ReplayRunsAStrategyAgainstAnExhaustiveRunsMeasurements) {
   EXPECT_NE(both.err.find("--exhaustive is a strategy"), std::string::npos) << both.err;
 }
 
+// `replay --fill` measures what a replay found missing, as a run of its own, until nothing is:
+// a strategy that leaves BEAM's path is then judged on measurements, not on +inf.
+TEST_F(TuneE2E, ReplayFillMeasuresTheMissingCandidatesAndReplaysAgain) {
+  ASSERT_EQ(tune("matmul:M=32,N=32,K=32 --strategy beam --width 2 --budget 8").exit_code, 0);
+  const auto missing = [&](const std::string& extra) {  // the replay's `missing` column
+    const Result r = tunebed("replay --strategy random --seed 3 --budget 16 --target beam:2 --format csv --db " +
+                             db_ + extra);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::string header, row;
+    std::getline(lines, header), std::getline(lines, row);  // one kernel
+    std::vector<std::string> f;
+    std::istringstream cells(row);
+    for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+    return f.size() > 4 ? f[4] : "(no row: " + r.out + ")";
+  };
+  const std::string before = missing("");  // a random walk leaves BEAM's 8 candidates
+  EXPECT_TRUE(before != "0" && !before.empty() && before.find_first_not_of("0123456789") == std::string::npos)
+      << before;
+  EXPECT_EQ(missing(" --fill"), "0");
+  EXPECT_EQ(missing(""), "0");  // stored now, for every later replay
+  const Result runs = tunebed("query runs --format csv --db " + db_);
+  EXPECT_NE(runs.out.find("given"), std::string::npos) << runs.out;
+  const Result none = tunebed("replay --strategy random --fill --db " + (dir_ / "missing.db").string());
+  EXPECT_EQ(none.exit_code, 1);  // --fill writes into a database; it does not create one
+  EXPECT_NE(none.err.find("no tuning database at"), std::string::npos) << none.err;
+}
+
 // The model strategy learns from the database's other kernels, live in `tune` and offline in
 // `replay`, where it never trains on the kernel it replays.
 TEST_F(TuneE2E, TheModelStrategyTunesAndReplaysFromTheOtherKernelsMeasurements) {

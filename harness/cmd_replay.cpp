@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/opt/kernel.hpp"
@@ -69,6 +70,10 @@ search::ReplayResult beam_replay(int beam_width, const search::StoredKernel& k, 
   return search::replay(*beam, space, k.costs, budget);
 }
 
+std::string describe(const results::Device& d) {
+  return d.name + " (" + d.arch + ", " + d.driver + ", " + d.compiler + " " + d.compiler_version + ")";
+}
+
 // --fill: measures on this machine, as a tune run of the given states (compiled, verified and
 // timed in workers like any candidate), what a replay of a kernel proposed that the data lacked.
 class Filler {
@@ -77,6 +82,13 @@ class Filler {
 
   // K as stored once OPTS are measured too.
   search::StoredKernel fill(const search::StoredKernel& k, const std::vector<std::string>& opts) {
+    // New measurements pool with the stored ones: they must come from the same device.
+    const results::Device here = search::fingerprint_of(k.device);
+    const results::Device& there = k.fingerprint;
+    if (std::tie(here.name, here.arch, here.driver, here.compiler, here.compiler_version) !=
+        std::tie(there.name, there.arch, there.driver, there.compiler, there.compiler_version))
+      throw UsageError("--fill: kernel " + k.hash + " was measured on " + describe(there) + ", this machine is " +
+                       describe(here) + "; fill only data from this machine");
     search::KernelTarget target(k.ast, db_.kernel(db_.resolve_kernel(k.hash)).source, k.device);
     search::TuneTarget& t = target.target();
     t.baseline = t.parse(target.default_opts());
@@ -90,7 +102,7 @@ class Filler {
     options.budget = {static_cast<int64_t>(states.size()) + 1, std::nullopt};
     search::tune(t, *given, pool_, db_, options);
     for (search::StoredKernel& again : search::stored_kernels(db_, {.kernel = k.hash}))
-      if (again.device == k.device) return std::move(again);
+      if (again.fingerprint.id == k.fingerprint.id) return std::move(again);
     throw results::DbError("kernel " + k.hash + " lost its winner while being filled");
   }
 
@@ -128,8 +140,8 @@ int replay_cmd(const std::vector<std::string>& args) {
           "target's BEAM) proposed that the data lacks are measured on this machine, as a tune run of\n"
           "strategy `given` in the database (compiled, verified and timed in workers), and the kernel\n"
           "is replayed again, up to 4 rounds. `missing` then counts only what could not be measured\n"
-          "(a duplicate of another candidate's source, a quarantined crash). Fill only with data from\n"
-          "this machine: the new measurements pool with the stored ones."};
+          "(a duplicate of another candidate's source, a quarantined crash). The new measurements pool\n"
+          "with the stored ones, so --fill refuses a kernel measured on another device fingerprint."};
   cl.options.add_options()                                                                            //
       ("strategy", po::value<std::string>()->default_value("beam"), "beam, random, hill, annealing, exhaustive or model")  //
       ("budget", po::value<int64_t>()->default_value(64), "candidates per kernel at most")             //

@@ -237,18 +237,18 @@ std::vector<BestRow> TuningDb::best(const Filter& f) {
 
 std::vector<CandidateRow> TuningDb::history(int64_t kernel_id) {
   Statement st = db_.prepare(R"sql(
-      SELECT c.id, r.uuid, c.seq, d.name, c.opts, c.source_hash, c.compile_ms, c.samples_us, c.median_us,
-             c.status, c.error, c.max_error, c.created_at
+      SELECT c.id, r.uuid, c.seq, c.device_id, d.name, c.opts, c.source_hash, c.compile_ms, c.samples_us,
+             c.median_us, c.status, c.error, c.max_error, c.created_at
       FROM candidates c JOIN runs r ON r.id = c.run_id JOIN devices d ON d.id = c.device_id
       WHERE c.kernel_id = ? ORDER BY c.created_at, c.run_id, c.seq)sql");
   st.bind_all(kernel_id);
   std::vector<CandidateRow> out;
   while (st.step()) {
-    out.push_back({st.column_int(0), st.column_text(1), st.column_int(2), st.column_text(3),
-                   st.column_text(4), st.column_text(5), st.column_opt<double>(6),
-                   parse_json_numbers(st.column_text(7)), st.column_opt<double>(8),
-                   parse_candidate_status(st.column_text(9)), st.column_text(10), st.column_opt<double>(11),
-                   st.column_text(12)});
+    out.push_back({st.column_int(0), st.column_text(1), st.column_int(2), st.column_int(3), st.column_text(4),
+                   st.column_text(5), st.column_text(6), st.column_opt<double>(7),
+                   parse_json_numbers(st.column_text(8)), st.column_opt<double>(9),
+                   parse_candidate_status(st.column_text(10)), st.column_text(11), st.column_opt<double>(12),
+                   st.column_text(13)});
   }
   return out;
 }

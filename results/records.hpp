@@ -144,6 +144,7 @@ struct CandidateRow {
   int64_t id = 0;
   std::string run_uuid;
   int64_t seq = 0;
+  int64_t device_id = 0;  // devices of one name may differ (two machines' merged data)
   std::string device, opts, source_hash;
   std::optional<double> compile_ms;
   std::vector<double> samples_us;

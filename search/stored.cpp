@@ -17,13 +17,19 @@ std::vector<StoredKernel> stored_kernels(results::TuningDb& db, const results::F
   for (const results::BestRow& w : db.best(filter)) {
     if (w.action_space_version != version) continue;
     const int64_t id = db.resolve_kernel(w.kernel_hash);
-    StoredKernel k{w.kernel_hash, w.device, parse_uop(db.kernel(id).ast), {}, {}, w.opts};
+    StoredKernel k{w.kernel_hash,
+                   w.device,
+                   {w.device_id, w.device, w.arch, w.driver, w.compiler, w.compiler_version},
+                   parse_uop(db.kernel(id).ast),
+                   {},
+                   {},
+                   w.opts};
     // The kernel each opts makes: its source, or the opts themselves where it never rendered. A
     // source measured under several opts (the same kernel by another order) pools their runs.
     std::map<std::string, std::string> kernel_of;
     std::map<std::string, std::vector<double>> medians;  // per kernel, of its correct runs
     for (const results::CandidateRow& c : db.history(id)) {
-      if (c.device != w.device) continue;
+      if (c.device_id != w.device_id) continue;
       const std::string& made = kernel_of.try_emplace(c.opts, c.source_hash.empty() ? "opts:" + c.opts : c.source_hash)
                                     .first->second;
       std::vector<double>& m = medians[made];

@@ -18,6 +18,7 @@ namespace tunebed::search {
 
 struct StoredKernel {
   std::string hash, device;  // device: its --device name, "cpu"
+  results::Device fingerprint;  // the device's, with its id: only its measurements count
   UOp ast;
   // Per opts, the median of the correct runs' medians of the kernel it makes, else +inf. Not
   // their lowest: that would favour the states measured most often (BEAM's path, which other runs

@@ -154,6 +154,14 @@ TEST_F(TuneE2E, ReplayFillMeasuresTheMissingCandidatesAndReplaysAgain) {
   EXPECT_EQ(missing(""), "0");  // stored now, for every later replay
   const Result runs = tunebed("query runs --format csv --db " + db_);
   EXPECT_NE(runs.out.find("given"), std::string::npos) << runs.out;
+  // Filled measurements pool with the stored ones, so they must come from the same machine.
+  {
+    auto db = results::TuningDb::open(db_, results::TuningDb::Mode::existing);
+    results::raw_connection(db).exec("UPDATE devices SET arch = 'elsewhere'");
+  }
+  const Result other = tunebed("replay --strategy random --seed 4 --budget 16 --fill --db " + db_);
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("fill only data from this machine"), std::string::npos) << other.err;
   const Result none = tunebed("replay --strategy random --fill --db " + (dir_ / "missing.db").string());
   EXPECT_EQ(none.exit_code, 1);  // --fill writes into a database; it does not create one
   EXPECT_NE(none.err.find("no tuning database at"), std::string::npos) << none.err;

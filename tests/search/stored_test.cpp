@@ -22,9 +22,10 @@ struct Measured {
 
 class StoredTest : public ::testing::Test {
  protected:
-  // One run of the matmul kernel that measured CANDIDATES.
-  void store_run(results::TuningDb& db, const std::vector<Measured>& candidates) {
-    const int64_t device = db.upsert_device(fingerprint_of("cpu"));
+  // One run of the matmul kernel that measured CANDIDATES, on DEVICE (this machine's by default).
+  void store_run(results::TuningDb& db, const std::vector<Measured>& candidates,
+                 const results::Device& on = fingerprint_of("cpu")) {
+    const int64_t device = db.upsert_device(on);
     const int64_t kernel = db.upsert_kernel({.hash = kernel_hash(ast_), .ast = print_uop(ast_), .source = "test"});
     const results::Run run = db.begin_run({.strategy = "beam",
                                            .action_space_version = action_space_version({}),
@@ -80,6 +81,19 @@ TEST_F(StoredTest, OptsThatMakeTheSameSourcePoolTheirRuns) {
   EXPECT_DOUBLE_EQ(c.at("UPCAST:0:4"), 3e-6);  // its own runs only: 4 and 2
   EXPECT_DOUBLE_EQ(c.at(""), 5e-6);
   EXPECT_EQ(c.at("UNROLL:0:4"), INFINITY);
+}
+
+// Two machines' devices may share a name ("cpu", merged databases): each keeps its own costs.
+TEST_F(StoredTest, DevicesOfOneNameKeepTheirOwnMeasurements) {
+  results::TuningDb db = results::TuningDb::open((dir_.path() / "t.db").string(), results::TuningDb::Mode::create);
+  results::Device other = fingerprint_of("cpu");
+  other.arch = "another machine";
+  store_run(db, {{"", 5.0}, {"UPCAST:0:4", 1.0}});
+  store_run(db, {{"", 50.0}, {"UPCAST:0:4", 10.0}}, other);
+  const std::vector<StoredKernel> kernels = stored_kernels(db);
+  ASSERT_EQ(kernels.size(), 2u);
+  for (const StoredKernel& k : kernels)
+    EXPECT_DOUBLE_EQ(k.costs.at("UPCAST:0:4"), k.fingerprint.arch == "another machine" ? 10e-6 : 1e-6);
 }
 
 }  // namespace

@@ -331,7 +331,7 @@ int run(const std::vector<std::string>& args) {
   std::vector<Outcome> outcomes;
   // The Eigen half of the independent check, once per workload of the batch, when a kernel of it
   // first needs checking (deferred: it runs on the thread of the first get, beside that kernel's
-  // own exact run; a cached kernel never asks).
+  // own exact run).
   std::map<std::string, std::shared_future<std::optional<std::string>>> eigen_checks;
   size_t failed = 0;
   bool interrupted = false;

@@ -17,9 +17,10 @@ class StoredCost : public CostFunction {
   std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double>) override {
     std::vector<double> out;
     for (const Path& p : batch) {
-      auto it = costs_.find(space_.key(p));
+      const std::string key = space_.key(p);
+      auto it = costs_.find(key);
       out.push_back(it == costs_.end() ? INFINITY : it->second);
-      if (it == costs_.end() && missing_.insert(space_.key(p)).second) missing_order_.push_back(space_.key(p));
+      if (it == costs_.end() && missing_.insert(key).second) missing_order_.push_back(key);
     }
     return out;
   }

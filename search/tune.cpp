@@ -62,7 +62,7 @@ class TuneCost : public CostFunction {
     std::vector<double> cost(batch.size(), INFINITY);
     std::vector<Job> jobs;
     std::vector<size_t> slot;
-    std::vector<std::string> opts_of;
+    std::vector<std::string> opts_of, hash_of;
     for (size_t i = 0; i < batch.size(); i++) {
       check_stop();
       std::string opts = target_.space->key(batch[i]);
@@ -89,13 +89,15 @@ class TuneCost : public CostFunction {
       }
       // Opts applied in another order often make the same kernel: it is measured once, as
       // tinygrad's BEAM skips a program it has compiled. The twin's row holds the measurement.
-      if (!sources_.insert(source_hash(job.kernel.source)).second) {
+      std::string hash = source_hash(job.kernel.source);
+      if (!sources_.insert(hash).second) {
         counts_.skipped_duplicate++;
         continue;
       }
       jobs.push_back(std::move(job));
       slot.push_back(i);
       opts_of.push_back(std::move(opts));
+      hash_of.push_back(std::move(hash));
     }
     // At most one job per worker at a time, so that a stop waits for the candidates already
     // running and no more. Each is recorded as it arrives: a process killed mid-batch keeps what
@@ -113,7 +115,7 @@ class TuneCost : public CostFunction {
       for (Job& job : part) job.timing.early_stop_s = bar;
       pool_.run(part, [&](int j, const JobResult& r) {
         const size_t at = begin + static_cast<size_t>(j);
-        record(opts_of[at], part[j].kernel.source, r);
+        record(opts_of[at], hash_of[at], r);
         if (r.status == CandidateStatus::ok) cost[slot[at]] = *r.median;
       });
       counts_.measured += static_cast<int64_t>(part.size());
@@ -130,12 +132,13 @@ class TuneCost : public CostFunction {
     if (options_.stop && options_.stop->load()) throw Stopped{};
   }
 
-  void record(const std::string& opts, const std::string& source, const JobResult& r) {
+  // HASH: the source's (source_hash), "" where it never rendered.
+  void record(const std::string& opts, const std::string& hash, const JobResult& r) {
     results::Candidate c;
     c.kernel_id = kernel_id_;
     c.device_id = device_id_;
     c.opts = opts;
-    c.source_hash = source.empty() ? "" : source_hash(source);
+    c.source_hash = hash;
     c.compile_ms = r.compile_ms;
     for (double s : r.samples) c.samples_us.push_back(s * 1e6);
     if (r.median) c.median_us = *r.median * 1e6;
@@ -143,7 +146,6 @@ class TuneCost : public CostFunction {
     c.error = r.message;
     c.max_error = r.max_error;
     const double cost = r.status == CandidateStatus::ok ? *r.median : INFINITY;
-    const std::string hash = c.source_hash;
     known_[opts] = {writer_.add(std::move(c)), r.status, cost, hash};
     tried(opts, r.status, cost, false);
   }

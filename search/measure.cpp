@@ -9,13 +9,14 @@ namespace tunebed::search {
 
 std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params,
                                     std::optional<double> first) {
+  const bool self_warming = first && *first >= kSelfWarmingLaunch;
   int warmup = first ? params.warmup - 1 : params.warmup;
-  if (first && params.early_stop_s && *first > kColdFactor * *params.early_stop_s) warmup = 0;
+  if (self_warming || (first && params.early_stop_s && *first > kColdFactor * *params.early_stop_s)) warmup = 0;
   for (int i = 0; i < warmup; i++) launch();
   std::vector<double> samples;
   double fastest = INFINITY, total = 0;
   for (int i = 0; i < params.runs; i++) {
-    samples.push_back(launch());
+    samples.push_back(self_warming && i == 0 ? *first : launch());
     fastest = std::min(fastest, samples.back());
     total += samples.back();
     if (params.early_stop_s && fastest > *params.early_stop_s) break;

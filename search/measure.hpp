@@ -9,7 +9,11 @@
 // launch right after it measured up to twice the later ones (the check had streamed the expected
 // values through the caches). So a verification launch slower than kColdFactor times the bar
 // cannot come under it warm: the other warm-ups are skipped and one sample records how slow it
-// is. A slow kernel gets fewer samples: they stop once they add up to `max_seconds` (a launch
+// is. A long launch needs no warm-up at all: what a cold start costs is fixed, not proportional
+// (on matmul 512, 3 MB of buffers, the first launch took at most 1.3 ms more than the later
+// ones, at 6 ms and at 600 ms alike), so a verification launch of at least kSelfWarmingLaunch
+// is within 1.3% of a warm one, inside the launch-to-launch spread, and is the first sample.
+// A slow kernel gets fewer samples: they stop once they add up to `max_seconds` (a launch
 // of 400 ms is not moved by a scheduler tick, and the winner is re-timed anyway, below).
 //
 // Re-timing (decide.hpp). Timings drift: clocks boost and throttle, another process wakes up.
@@ -40,6 +44,8 @@ inline constexpr double kEarlyStopFactor = 3;
 // A cold launch (the first after the verification run's check) measured up to this many times a
 // warm one.
 inline constexpr double kColdFactor = 2;
+// A verification launch at least this long (seconds) is its own warm-up and the first sample.
+inline constexpr double kSelfWarmingLaunch = 0.1;
 
 struct TimingParams {
   int warmup = 2;  // the verification run and one more
@@ -53,8 +59,8 @@ struct TimingParams {
 };
 
 // Seconds per launch, `warmup` untimed launches first, stopping early as above. FIRST: the
-// seconds of a launch already made (the verification run), which counts as a warm-up. Never
-// empty when runs >= 1.
+// seconds of a launch already made (the verification run), which counts as a warm-up, or as the
+// first sample when it took kSelfWarmingLaunch or more. Never empty when runs >= 1.
 std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params,
                                     std::optional<double> first = std::nullopt);
 

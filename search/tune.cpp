@@ -203,9 +203,19 @@ Job prototype(const TuneTarget& target, const TuneOptions& options) {
 results::KernelCheck check_root(TuneTarget& target, WorkerPool& pool, Job& proto, int64_t kernel_id,
                                 int64_t device_id) {
   results::KernelCheck check{.kernel_id = kernel_id, .device_id = device_id, .oracle = target.oracle};
+  // The oracles run on threads of their own while a worker compiles and runs the root: it is not
+  // timed here, so nothing it measures is disturbed by them.
   std::future<std::optional<std::string>> cross;
   if (target.cross_check) cross = std::async(std::launch::async, target.cross_check);
-  proto.expected = target.expect(proto.buffers);
+  std::future<Expected> expected =
+      std::async(std::launch::async, [&target, &buffers = proto.buffers] { return target.expect(buffers); });
+  Job job = proto;
+  job.kernel = target.render(Path{});
+  job.return_output = true;  // and checked here, so that the verdict keeps its numbers
+  job.timing.warmup = 0;
+  job.timing.runs = 0;
+  const JobResult r = pool.run({job})[0];
+  proto.expected = expected.get();
   if (const std::optional<std::string> disagreement = cross.valid() ? cross.get() : std::nullopt) {
     check.oracle += "+" + target.cross_oracle;
     if (!disagreement->empty()) {
@@ -214,13 +224,6 @@ results::KernelCheck check_root(TuneTarget& target, WorkerPool& pool, Job& proto
       return check;
     }
   }
-  Job job = proto;
-  job.expected.reset();  // checked here, so that the verdict keeps its numbers
-  job.kernel = target.render(Path{});
-  job.return_output = true;
-  job.timing.warmup = 0;
-  job.timing.runs = 0;
-  const JobResult r = pool.run({job})[0];
   if (r.status != CandidateStatus::ok || !r.output) {
     check.status = "failed";
     check.message = "the unoptimized kernel " + std::string(results::to_string(r.status)) + ": " + r.message;

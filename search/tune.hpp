@@ -3,12 +3,12 @@
 //   1. check    the independent check, once per call: TuneTarget::expect computes what a correct
 //               output is on inputs drawn from `input_seed` (exact values with error bounds, from
 //               the AST interpreter for real kernels: core/engine/check.hpp), and the unoptimized
-//               kernel (the root state), run in a worker, must match it. The outcome is recorded
-//               on the kernel (TuningDb::record_check). A kernel whose root is wrong, or whose
-//               oracle a second one disagrees with (TuneTarget::cross_check, run on another
-//               thread beside the oracle's own run: the Eigen reference, for a workload's kernel),
-//               is not tuned: TuneResult::not_tuned says why. Every candidate is then verified
-//               against the same expectation;
+//               kernel (the root state), run in a worker meanwhile, must match it. The outcome is
+//               recorded on the kernel (TuningDb::record_check). A kernel whose root is wrong, or
+//               whose oracle a second one disagrees with (TuneTarget::cross_check, run on a third
+//               thread: the Eigen reference, for a workload's kernel), is not tuned:
+//               TuneResult::not_tuned says why. Every candidate is then verified against the same
+//               expectation;
 //   2. cache    the tuning database's winner for (kernel hash, device fingerprint, action-space
 //               version) is re-verified in a worker and reused, unless `retune`. A winner that
 //               fails re-verification is demoted (TuningDb::demote, with the reason) and the
@@ -78,10 +78,10 @@ struct TuneTarget {
   std::function<Expected(const std::vector<HostBuffer>& buffers)> expect;
   std::string oracle = "ast-interpreter";
   // The caller's check of the oracle against a second one (cmd_tune: the workload's schedule run
-  // exactly against the Eigen reference), started on another thread beside step 1's own exact
-  // run, which takes about as long. It answers nullopt when it cannot take the kernel, "" when
-  // the two agree, else why not; when it answers, the record names the oracle
-  // ORACLE+CROSS_ORACLE.
+  // exactly against the Eigen reference), started on a thread of its own beside step 1's exact
+  // run (EXPECT, on another), which takes about as long. It answers nullopt when it cannot take
+  // the kernel, "" when the two agree, else why not; when it answers, the record names the
+  // oracle ORACLE+CROSS_ORACLE.
   std::function<std::optional<std::string>()> cross_check;
   std::string cross_oracle = "eigen";
   std::vector<HostBuffer> buffers;  // dtypes and sizes; contents are drawn from input_seed

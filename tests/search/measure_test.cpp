@@ -63,23 +63,42 @@ TEST(Measure, SamplesStopEarlyOnceClearlySlower) {
 }
 
 TEST(Measure, TheVerificationLaunchCountsAsAWarmUp) {
+  // Milliseconds: shorter than kSelfWarmingLaunch, so a cold start could still move them.
   int launches = 0;
   auto launch = [&] {
     launches++;
-    return 1.0;
+    return 1e-3;
   };
-  const TimingParams p{.warmup = 2, .runs = 3, .early_stop_s = 4, .max_seconds = 1e9};
-  EXPECT_EQ(measure_samples(launch, p, 1.0).size(), 3u);
+  const TimingParams p{.warmup = 2, .runs = 3, .early_stop_s = 4e-3, .max_seconds = 1e9};
+  EXPECT_EQ(measure_samples(launch, p, 1e-3).size(), 3u);
   EXPECT_EQ(launches, 1 + 3);  // one more warm-up, then the runs
   launches = 0;
   // A first launch past twice the bar cannot come under it warm: no warm-up, one sample.
-  EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 0.4, .max_seconds = 1e9}, 0.9).size(),
+  EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 0.4e-3, .max_seconds = 1e9}, 0.9e-3).size(),
             1u);
   EXPECT_EQ(launches, 1);
   launches = 0;
   // Under twice the bar it may still be a cold launch of a kernel that is fast enough warm.
-  EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 1.5, .max_seconds = 1e9}, 2.9).size(),
+  EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 1.5e-3, .max_seconds = 1e9}, 2.9e-3).size(),
             3u);
+  EXPECT_EQ(launches, 1 + 3);
+}
+
+TEST(Measure, ALongVerificationLaunchIsTheFirstSample) {
+  int launches = 0;
+  auto launch = [&] {
+    launches++;
+    return 0.2;
+  };
+  const TimingParams p{.warmup = 2, .runs = 3, .max_seconds = 1e9};
+  EXPECT_EQ(measure_samples(launch, p, kSelfWarmingLaunch), (std::vector<double>{kSelfWarmingLaunch, 0.2, 0.2}));
+  EXPECT_EQ(launches, 2);  // no warm-up: a cold start adds milliseconds, under 2% of such a launch
+  launches = 0;
+  // Past the early-stop bar it is the only sample: the kernel is not launched again.
+  EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 0.1}, 0.3), std::vector<double>{0.3});
+  EXPECT_EQ(launches, 0);
+  // Just under the line it is a warm-up, as before.
+  EXPECT_EQ(measure_samples(launch, p, 0.099).size(), 3u);
   EXPECT_EQ(launches, 1 + 3);
 }
 

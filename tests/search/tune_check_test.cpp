@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -102,6 +104,31 @@ TEST_F(TuneCheck, TheCrossCheckRunsOnAnotherThreadAndIsNamedWhenItAnswers) {
   ASSERT_EQ(ran_on.size(), 1u);
   EXPECT_NE(ran_on[0], std::this_thread::get_id());  // beside the oracle's own run, not after it
   EXPECT_EQ(check()->oracle, "ast-interpreter+eigen");
+  EXPECT_EQ(check()->status, "ok");
+}
+
+// The worker runs the root while the oracle computes. The root's launch, in the worker, leaves a
+// mark (its price function runs there); the oracle waits up to 30 s for it. Run one after the
+// other, the oracle would wait in vain and the root's launch would come after it.
+TEST_F(TuneCheck, TheRootRunsInAWorkerWhileTheOracleComputes) {
+  const std::filesystem::path mark = dir / "root-launched";
+  ScopedLaunchPrice marking{[mark](const std::string& source) {
+    if (source.find("r < 50;") != std::string::npos) std::ofstream(mark).put('1');
+    return repeat_seconds(source);
+  }};
+  WorkerPool marked_pool{{.workers = 1}};  // forked after the price, so its worker has it
+  const auto expect = target.expect;
+  bool saw_mark = false;
+  target.expect = [&](const std::vector<HostBuffer>& buffers) {
+    for (int i = 0; i < 3000 && !saw_mark; i++) {
+      saw_mark = std::filesystem::exists(mark);
+      if (!saw_mark) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return expect(buffers);
+  };
+  db.emplace(results::TuningDb::open((dir / "tuning.db").string(), results::TuningDb::Mode::create));
+  EXPECT_EQ(tune(target, *beam, marked_pool, *db, options()).not_tuned, "");
+  EXPECT_TRUE(saw_mark);
   EXPECT_EQ(check()->status, "ok");
 }
 

@@ -32,19 +32,19 @@ struct Replayer {
   std::string name;
   StrategyOptions options;
   std::optional<std::string> train_db;  // the model's training data; none: the replayed database
-  std::map<std::string, search::TrainingSet> training;  // per device, built when first needed
+  std::map<int64_t, search::TrainingSet> training;  // per replayed device id, built when first needed
 
   std::unique_ptr<search::Strategy> make(const search::StoredKernel& k, const std::vector<search::StoredKernel>& all) {
     StrategyOptions o = options;
     if (name == "model") {
-      auto it = training.find(k.device);
+      auto it = training.find(k.fingerprint.id);
       if (it == training.end()) {
         std::vector<search::StoredKernel> data = all;
         if (train_db) {
           auto other = open_for_reading(*train_db);
           data = search::stored_kernels(other);
         }
-        it = training.emplace(k.device, search::training_set(data, k.device)).first;
+        it = training.emplace(k.fingerprint.id, search::training_set(data, k.fingerprint)).first;
       }
       // Never the replayed kernel's own measurements: the model ranks a kernel it was not trained on.
       o.prior = std::make_shared<const search::TrainingSet>(it->second.without(k.hash));
@@ -85,13 +85,11 @@ class Filler {
     // New measurements pool with the stored ones: they must come from the same device.
     const results::Device here = search::fingerprint_of(k.device);
     const results::Device& there = k.fingerprint;
-    if (std::tie(here.name, here.arch, here.driver, here.compiler, here.compiler_version) !=
-        std::tie(there.name, there.arch, there.driver, there.compiler, there.compiler_version))
+    if (!results::same_fingerprint(here, there))
       throw UsageError("--fill: kernel " + k.hash + " was measured on " + describe(there) + ", this machine is " +
                        describe(here) + "; fill only data from this machine");
     search::KernelTarget target(k.ast, db_.kernel(db_.resolve_kernel(k.hash)).source, k.device);
     search::TuneTarget& t = target.target();
-    t.baseline = t.parse(target.default_opts());
     std::vector<search::Path> states;
     for (const std::string& o : opts)
       if (std::optional<search::Path> p = t.parse(o)) states.push_back(std::move(*p));

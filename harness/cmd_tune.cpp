@@ -347,7 +347,6 @@ int run(const std::vector<std::string>& args) {
     try {
       search::KernelTarget target(k.ast, k.source, device, {}, batch.check_iterations);
       search::TuneTarget& t = target.target();
-      t.baseline = t.parse(target.default_opts());
       if (k.from_workload) {
         auto [it, fresh] = eigen_checks.try_emplace(k.source);
         if (fresh)
@@ -360,7 +359,7 @@ int run(const std::vector<std::string>& args) {
       StrategyOptions so{.seed = batch.seed, .width = *k.options.width};
       if (*k.options.strategy == "model") {
         // The model learns from every other kernel this database measured on the device.
-        if (!prior) prior = search::training_set(search::stored_kernels(db), device);
+        if (!prior) prior = search::training_set(search::stored_kernels(db), search::fingerprint_of(device));
         so.prior = std::make_shared<const search::TrainingSet>(prior->without(k.hash));
       }
       auto strategy = make_strategy(*k.options.strategy, so);

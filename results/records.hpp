@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -17,6 +18,13 @@ struct Device {
   int64_t id = 0;  // ignored by upsert_device
   std::string name, arch, driver, compiler, compiler_version;
 };
+
+// One device by its fingerprint (every field but the id, which is one database's row number):
+// measurements of the two may be pooled and compared.
+inline bool same_fingerprint(const Device& a, const Device& b) {
+  return std::tie(a.name, a.arch, a.driver, a.compiler, a.compiler_version) ==
+         std::tie(b.name, b.arch, b.driver, b.compiler, b.compiler_version);
+}
 
 struct Kernel {
   int64_t id = 0;     // ignored by upsert_kernel

@@ -37,6 +37,7 @@ KernelTarget::KernelTarget(const UOp& ast, const std::string& source, const std:
     return KernelSource{p.source, p.name, p.launch_dims(target_.vars)};
   };
   target_.parse = [this](const std::string& opts) { return space_->parse(opts); };
+  target_.baseline = space_->parse(default_opts());
   // The workers launch what is bound here, under the kernel runner's rules (compiled_program.hpp).
   ProgramSpec plain = get_program(root_->get_optimized_ast(), renderer);
   target_.buffers = make_buffers(plain);

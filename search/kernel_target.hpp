@@ -33,7 +33,7 @@ class KernelTarget {
   KernelSpace& space() { return *space_; }
   // The opts tunebed runs this kernel with when nobody searched (core/opt's default_opts: a
   // tensor core where one fits, else tinygrad's hand-coded heuristics, and THREAD on the CPU), as
-  // an opts string: what `tunebed run` and Tensor::realize run untuned, so the tuner's baseline.
+  // an opts string: what `tunebed run` and Tensor::realize run untuned, so the target's baseline.
   std::string default_opts() const;
 
  private:

@@ -47,12 +47,12 @@ std::vector<StoredKernel> stored_kernels(results::TuningDb& db, const results::F
   return out;
 }
 
-TrainingSet training_set(const std::vector<StoredKernel>& kernels, const std::string& device,
+TrainingSet training_set(const std::vector<StoredKernel>& kernels, const results::Device& device,
                          const ActionSpaceOptions& options) {
   TrainingSet data;
   for (const StoredKernel& k : kernels) {
-    if (k.device != device) continue;
-    KernelSpace space(Kernel(k.ast, Renderer::for_device(device)), options);
+    if (!results::same_fingerprint(k.fingerprint, device)) continue;
+    KernelSpace space(Kernel(k.ast, Renderer::for_device(k.device)), options);
     std::vector<std::vector<float>> x;
     std::vector<double> s;
     for (const auto& [opts, cost] : k.costs) {

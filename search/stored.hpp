@@ -36,9 +36,10 @@ struct StoredKernel {
 std::vector<StoredKernel> stored_kernels(results::TuningDb& db, const results::Filter& filter = {},
                                          const ActionSpaceOptions& options = {});
 
-// The cost model's rows of KERNELS measured on DEVICE: each candidate's kernel_features and time.
-// Opts that are not legal in the action space any more are skipped.
-TrainingSet training_set(const std::vector<StoredKernel>& kernels, const std::string& device,
+// The cost model's rows of KERNELS measured on DEVICE (by its fingerprint: another machine's
+// "cpu", merged into the same database, times other hardware): each candidate's kernel_features
+// and time. Opts that are not legal in the action space any more are skipped.
+TrainingSet training_set(const std::vector<StoredKernel>& kernels, const results::Device& device,
                          const ActionSpaceOptions& options = {});
 
 }  // namespace tunebed::search

@@ -63,7 +63,7 @@ TEST_F(StoredTest, AStateMeasuredInSeveralRunsCostsTheMedianOfItsRuns) {
   EXPECT_DOUBLE_EQ(c.at("UPCAST:0:4"), 2e-6);
   EXPECT_DOUBLE_EQ(c.at("UNROLL:0:4"), 3e-6);
   EXPECT_EQ(c.at("THREAD:0:2"), INFINITY);
-  const TrainingSet data = training_set(kernels, kernels[0].device);
+  const TrainingSet data = training_set(kernels, kernels[0].fingerprint);
   EXPECT_EQ(data.rows(), 3u);
   EXPECT_EQ(data.winners(), (std::vector<std::string>{"UPCAST:0:4"}));
 }
@@ -94,6 +94,13 @@ TEST_F(StoredTest, DevicesOfOneNameKeepTheirOwnMeasurements) {
   ASSERT_EQ(kernels.size(), 2u);
   for (const StoredKernel& k : kernels)
     EXPECT_DOUBLE_EQ(k.costs.at("UPCAST:0:4"), k.fingerprint.arch == "another machine" ? 10e-6 : 1e-6);
+  // The cost model learns this machine's times only, though both devices are named cpu.
+  const TrainingSet here = training_set(kernels, fingerprint_of("cpu"));
+  EXPECT_EQ(here.rows(), 2u);
+  EXPECT_EQ(here.kernels(), 1u);
+  EXPECT_EQ(training_set(kernels, other).rows(), 2u);
+  other.arch = "a third machine";
+  EXPECT_EQ(training_set(kernels, other).rows(), 0u);
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ inline constexpr int64_t kMaxCpuSlices = 1024;
 
 class ClangCompiler {
  public:
-  ClangCompiler();  // runs `clang --version`; throws DeviceError when clang cannot be run
+  // Runs `clang --version` and finds clang's linker; throws DeviceError when either cannot be run.
+  ClangCompiler();
 
   const std::string& executable() const { return executable_; }
   const std::string& version() const { return version_; }  // "14.0.6"
@@ -34,7 +35,7 @@ class ClangCompiler {
   std::filesystem::path compile(const std::string& source, const std::string& entry) const;
 
  private:
-  std::string executable_, version_, version_line_;
+  std::string executable_, version_, version_line_, linker_;
   std::vector<std::string> flags_;
 };
 

@@ -2,6 +2,8 @@
 // errors with clang's message and the source, the on-disk cache, the fingerprint.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <chrono>
 #include <regex>
 #include <thread>
@@ -113,6 +115,28 @@ TEST_F(CpuDeviceTest, SecondCompileOfTheSameSourceIsACacheHitWithoutClang) {
   EXPECT_EQ(download(*out), (std::vector<float>{11, 22}));
   cpu->compile(source + " ", "vadd");
   EXPECT_EQ(clang_invocations(), before + 2) << "a different source is a different key";
+}
+
+// Kernels are compiled to an object and linked by ld directly (no C runtime start files): one
+// that calls into libm still finds it.
+TEST_F(CpuDeviceTest, AKernelCallingLibmRuns) {
+  const std::string source = unique_source(R"(
+#include <math.h>
+#include <stdint.h>
+void vmath(void* const* bufs, const int32_t* vars, int32_t core_id, int32_t num_cores) {
+  volatile float* out = (float*)bufs[0];
+  const float* a = (const float*)bufs[1];
+  for (int32_t i = 0; i < vars[0]; i++) out[i] = sinf(a[i]) + log2f(a[i]) + powf(a[i], 1.5f);
+}
+)");
+  auto program = cpu->compile(source, "vmath");
+  auto a = upload(*cpu, {0.5f, 3.0f}), out = upload(*cpu, {0, 0});
+  program->run({out.get(), a.get()}, {2}, {});
+  const std::vector<float> got = download(*out);
+  for (size_t i = 0; i < 2; i++) {
+    const float x = i == 0 ? 0.5f : 3.0f;
+    EXPECT_FLOAT_EQ(got[i], std::sin(x) + std::log2(x) + std::pow(x, 1.5f)) << x;
+  }
 }
 
 TEST_F(CpuDeviceTest, ConcurrentCompilesOfOneSourceAllGetAWorkingObject) {

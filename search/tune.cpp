@@ -35,6 +35,7 @@ struct Stopped {};
 
 // A candidate of the run, committed or just recorded: what resuming and declaring need of it.
 struct Known {
+  std::string opts;  // what the row was recorded under: a twin's, for opts that made its source
   int64_t seq = 0;
   CandidateStatus status = CandidateStatus::ok;
   double cost = INFINITY;   // seconds; +inf unless ok
@@ -63,6 +64,7 @@ class TuneCost : public CostFunction {
     std::vector<Job> jobs;
     std::vector<size_t> slot;
     std::vector<std::string> opts_of, hash_of;
+    std::vector<std::pair<std::string, std::string>> twins;  // (opts, source hash) not run again
     for (size_t i = 0; i < batch.size(); i++) {
       check_stop();
       std::string opts = target_.space->key(batch[i]);
@@ -70,7 +72,7 @@ class TuneCost : public CostFunction {
         cost[i] = it->second.cost;
         counts_.reused++;
         known_[opts] = it->second;
-        if (!it->second.source_hash.empty()) sources_.insert(it->second.source_hash);
+        if (!it->second.source_hash.empty()) by_source_.try_emplace(it->second.source_hash, it->second);
         tried(opts, it->second.status, cost[i], true);
         continue;
       }
@@ -90,8 +92,9 @@ class TuneCost : public CostFunction {
       // Opts applied in another order often make the same kernel: it is measured once, as
       // tinygrad's BEAM skips a program it has compiled. The twin's row holds the measurement.
       std::string hash = source_hash(job.kernel.source);
-      if (!sources_.insert(hash).second) {
+      if (by_source_.contains(hash) || std::ranges::find(hash_of, hash) != hash_of.end()) {
         counts_.skipped_duplicate++;
+        twins.emplace_back(std::move(opts), std::move(hash));
         continue;
       }
       jobs.push_back(std::move(job));
@@ -120,10 +123,15 @@ class TuneCost : public CostFunction {
       });
       counts_.measured += static_cast<int64_t>(part.size());
     }
+    // A twin is known by its source's row (the strategy still gets +inf: it has that row's cost
+    // under the other opts), so that a yardstick (the baseline) that is a twin is not lost.
+    for (const auto& [opts, hash] : twins)
+      if (auto it = by_source_.find(hash); it != by_source_.end()) known_.try_emplace(opts, it->second);
     return cost;
   }
 
-  // Every candidate of this kernel tried through this cost function, by opts.
+  // Every candidate of this kernel tried through this cost function, by opts; a twin (opts that
+  // rendered an earlier candidate's source) by that candidate's row.
   const std::map<std::string, Known>& known() const { return known_; }
   std::optional<double> best() const { return best_; }
 
@@ -146,7 +154,8 @@ class TuneCost : public CostFunction {
     c.error = r.message;
     c.max_error = r.max_error;
     const double cost = r.status == CandidateStatus::ok ? *r.median : INFINITY;
-    known_[opts] = {writer_.add(std::move(c)), r.status, cost, hash};
+    const Known& k = known_[opts] = {opts, writer_.add(std::move(c)), r.status, cost, hash};
+    if (!hash.empty()) by_source_.try_emplace(hash, k);
     tried(opts, r.status, cost, false);
   }
 
@@ -180,7 +189,7 @@ class TuneCost : public CostFunction {
   const TuneOptions& options_;
   TuneResult& counts_;
   std::map<std::string, Known> known_;
-  std::set<std::string> sources_;  // the source hashes of this kernel's candidates so far
+  std::map<std::string, Known> by_source_;  // this kernel's candidates so far, by source hash
   int64_t tried_ = 0;
   std::optional<double> best_;
 };
@@ -314,8 +323,11 @@ std::optional<int> rank_also(const Path& state, TuneTarget& target, TuneCost& co
   if (!cost.known().contains(key)) cost.evaluate({state}, std::nullopt);
   auto it = cost.known().find(key);
   if (it == cost.known().end() || !std::isfinite(it->second.cost)) return std::nullopt;
-  auto at = std::ranges::find(ranked, key, &Evaluated::key);
-  if (at == ranked.end()) at = ranked.insert(ranked.end(), {state, key, it->second.cost});
+  // Under the opts its row was recorded with: a twin's, when STATE made that candidate's source.
+  const Known& row = it->second;
+  auto at = std::ranges::find(ranked, row.opts, &Evaluated::key);
+  if (at == ranked.end())
+    at = ranked.insert(ranked.end(), {target.parse(row.opts).value_or(state), row.opts, row.cost});
   return static_cast<int>(at - ranked.begin());
 }
 
@@ -439,7 +451,7 @@ TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, result
                                   target.action_space_version);
     for (const results::CommittedCandidate& c : db.candidates_of_run(*run_id))
       if (c.kernel_id == kernel_id && c.device_id == device_id)
-        committed[c.opts] = {c.seq, c.status,
+        committed[c.opts] = {c.opts, c.seq, c.status,
                              c.status == CandidateStatus::ok && c.median_us ? *c.median_us * 1e-6 : INFINITY,
                              c.source_hash};
   }

@@ -18,7 +18,8 @@
 //               database through a CandidateWriter. Quarantined opts (crashed or hung before on
 //               this kernel and device) are never run again, nor is a candidate whose source an
 //               earlier one of this kernel rendered (the same kernel by another order of opts:
-//               it costs +inf to the strategy and is not recorded; TuneResult::skipped_duplicate). A resumed run answers committed
+//               it costs +inf to the strategy and is not recorded; TuneResult::skipped_duplicate;
+//               step 4 knows it by its twin's row, so a baseline that is a twin is still timed). A resumed run answers committed
 //               candidates from the database, so the same seed replays the same proposals
 //               without redoing them;
 //   4. winner   the top-k correct candidates, the baseline (TuneTarget::baseline: for real

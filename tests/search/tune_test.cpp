@@ -160,6 +160,30 @@ TEST_F(TuneDriver, AVariantThatRendersAnotherOnesSourceIsNotRunAgain) {
   EXPECT_EQ(again.skipped_duplicate, 1);
 }
 
+// The baseline (the default opts) may render the source of a candidate the search measured
+// under other opts: it is not run again, and its time is that candidate's row, so the default is
+// still timed beside the winner. Before, the twin was skipped and the baseline lost.
+TEST_F(TuneDriver, ABaselineThatIsATwinIsTimedByItsTwinsRow) {
+  VariantSpace twins{{{"fast", doubling(1)}, {"slower", doubling(200)}, {"default", doubling(200)}}};
+  TuneTarget t = synthetic_target(twins, root);
+  t.kernel = target.kernel;
+  t.baseline = Path{2};  // V:default, V:slower's source
+  WorkerPool pool({.workers = 1});
+  auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::create);
+  auto beam = make_beam({.width = 1});
+  TuneOptions o = options();
+  o.budget.candidates = 3;  // the root, V:fast, V:slower; V:default only as the baseline
+  TuneResult r = tune(t, *beam, pool, db, o);
+  EXPECT_EQ(r.opts, "V:fast");
+  EXPECT_EQ(r.baseline_opts, "V:default");
+  ASSERT_TRUE(r.baseline_s.has_value());
+  EXPECT_GT(*r.baseline_s, r.median_s);
+  EXPECT_EQ(r.measured, 3);
+  EXPECT_EQ(r.skipped_duplicate, 1);
+  ASSERT_TRUE(r.confidence.has_value());
+  EXPECT_EQ(r.confidence->incumbent_opts, "V:slower");  // the default, by the row that holds it
+}
+
 TEST_F(TuneDriver, TheSecondTuningIsACacheHitAndRetuneSkipsTheQuarantined) {
   WorkerPool pool({.workers = 2});
   auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::create);

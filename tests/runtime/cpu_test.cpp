@@ -2,15 +2,17 @@
 // errors with clang's message and the source, the on-disk cache, the fingerprint.
 #include <gtest/gtest.h>
 
-#include <cmath>
-
 #include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <thread>
 
 #include "core/runtime/cpu_device.hpp"
 #include "core/runtime/thread_pool.hpp"
 #include "tests/runtime/runtime_helpers.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace tunebed {
 namespace {
@@ -194,6 +196,32 @@ TEST(CpuDeviceUnavailable, AMissingClangSaysSo) {
     ADD_FAILURE() << "a missing clang was accepted";
   } catch (const DeviceError& e) {
     EXPECT_NE(std::string(e.what()).find("CPU device is not available: cannot run clang-that-does-not-exist"),
+              std::string::npos)
+        << e.what();
+  }
+  if (old)
+    setenv("TUNEBED_CLANG", old, 1);
+  else
+    unsetenv("TUNEBED_CLANG");
+}
+
+// A clang whose linker cannot be run could never build a kernel: the device says so up front.
+TEST(CpuDeviceUnavailable, AClangWhoseLinkerCannotRunSaysSo) {
+  const tunebed::testing::TempDir dir("tunebed-fake-clang");
+  const std::filesystem::path fake = dir.path() / "clang";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "case \"$1\" in\n"
+                         "  --version) echo 'clang version 14.0.6' ;;\n"
+                         "  -print-prog-name=ld) echo '" << (dir.path() / "no-such-ld").string() << "' ;;\n"
+                         "esac\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const char* old = std::getenv("TUNEBED_CLANG");
+  setenv("TUNEBED_CLANG", fake.c_str(), 1);
+  try {
+    ClangCompiler compiler;
+    ADD_FAILURE() << "a clang without a linker was accepted";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("CPU device is not available: " + fake.string() + "'s linker"),
               std::string::npos)
         << e.what();
   }

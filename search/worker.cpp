@@ -1,9 +1,6 @@
 #include "search/worker.hpp"
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <cstring>
 #include <exception>
 #include <map>
 #include <memory>
@@ -22,24 +19,12 @@ std::shared_ptr<Device> device_for(const std::string& spec) {
   return dev;
 }
 
-// Device buffers holding the job's data, the output poisoned so that an element the kernel never
-// stores cannot pass verification by inheriting a correct value.
+// Device buffers holding the job's data, the output poisoned (check.hpp) so that an element the
+// kernel never stores cannot pass verification by inheriting a correct value, sampled or not.
 struct DeviceArgs {
   std::vector<std::unique_ptr<Buffer>> owned;
   std::vector<Buffer*> bufs;
 };
-
-// NaN for floats (wrong against any finite reference), 1 for integers and bool. One element is
-// written through HostBuffer and its bytes repeated: a per-element set is slow on large outputs.
-HostBuffer poisoned(DType dtype, int64_t n) {
-  HostBuffer b(dtype, n);
-  if (n == 0) return b;
-  dtype.is_float() ? b.set_float(0, NAN) : b.set_int(0, 1);
-  const size_t item = static_cast<size_t>(dtype.itemsize());
-  for (size_t filled = item; filled < b.bytes.size(); filled *= 2)
-    std::memcpy(b.bytes.data() + filled, b.bytes.data(), std::min(filled, b.bytes.size() - filled));
-  return b;
-}
 
 DeviceArgs upload(Device& device, const std::vector<HostBuffer>& buffers, std::optional<int> output) {
   DeviceArgs args;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -23,7 +25,39 @@ int64_t nonzero_small_int(uint64_t bits4, bool is_unsigned) {
   return v < 8 ? v - 8 : v - 7;
 }
 
+// The poison's bits in a float dtype: a quiet NaN, payload 0x5a5a... (see poisoned()).
+std::optional<uint64_t> poison_bits(const DType& d) {
+  switch (d.scalar) {
+    case Scalar::Float16: return 0x7e5a;
+    case Scalar::BFloat16: return 0x7fda;
+    case Scalar::Float32: return 0x7fda5a5a;
+    case Scalar::Float64: return 0x7ffda5a5a5a5a5a5;
+    default: return std::nullopt;
+  }
+}
+
+bool holds_bits(const HostBuffer& b, int64_t i, uint64_t bits) {
+  const size_t item = static_cast<size_t>(b.dtype.itemsize());
+  uint64_t v = 0;
+  std::memcpy(&v, b.bytes.data() + static_cast<size_t>(i) * item, item);  // little-endian, as bits
+  return v == bits;
+}
+
 }  // namespace
+
+HostBuffer poisoned(DType dtype, int64_t n) {
+  HostBuffer b(dtype, n);
+  if (n == 0) return b;
+  const size_t item = static_cast<size_t>(dtype.itemsize());
+  if (const std::optional<uint64_t> bits = poison_bits(dtype))
+    std::memcpy(b.bytes.data(), &*bits, item);
+  else
+    b.set_int(0, 1);
+  // One element written, its bytes repeated: a per-element set is slow on large outputs.
+  for (size_t filled = item; filled < b.bytes.size(); filled *= 2)
+    std::memcpy(b.bytes.data() + filled, b.bytes.data(), std::min(filled, b.bytes.size() - filled));
+  return b;
+}
 
 Verdict check_output(const HostBuffer& out, const Expected& want) {
   Verdict v;
@@ -36,7 +70,14 @@ Verdict check_output(const HostBuffer& out, const Expected& want) {
     return v;
   }
   const bool is_float = want.dtype.is_float();
+  const std::optional<uint64_t> poison = poison_bits(want.dtype);
   for (int64_t i = 0; i < want.numel(); i++) {
+    if (poison && holds_bits(out, i, *poison)) {
+      v.max_error = INFINITY;
+      if (v.ok) v.message = "element " + std::to_string(i) + " was never written (it still holds the poison NaN)";
+      v.ok = false;
+      continue;
+    }
     const double o = is_float ? out.get_float(i) : static_cast<double>(out.get_int(i));
     const double x =
         want.value.dtype.is_float() ? want.value.get_float(i) : static_cast<double>(want.value.get_int(i));

@@ -41,8 +41,16 @@ struct Verdict {
 
 // OUT (in WANT's dtype, of WANT's length) against what a correct kernel computes. NaN must meet
 // NaN and an infinity the same infinity; a NaN or infinity where the exact value is finite is
-// wrong whatever the bound.
+// wrong whatever the bound. An element that still holds the poison (below) was never written:
+// wrong, whether or not the exact run sampled it, and even where the exact value is NaN.
 Verdict check_output(const HostBuffer& out, const Expected& want);
+
+// N elements of what an output buffer holds before the kernel under test runs. Floats: a quiet
+// NaN with the payload 0x5a5a... (a NaN that arithmetic makes carries the default payload, and the
+// inputs hold none), so check_output tells an element the kernel never wrote from any it computed,
+// on elements a sampled exact run did not compute too. Integers and bool: 1, wrong against most
+// exact values but not told from a computed 1.
+HostBuffer poisoned(DType dtype, int64_t n);
 
 // Fills BUF with values drawn from SEED: floats uniform in [-1, 1), integers small (so sums and
 // products stay exact) and never 0 (so dividing by an input is defined): signed in [-8, 8]

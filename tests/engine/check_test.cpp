@@ -262,6 +262,35 @@ TEST(CheckOutput, TheBoundIsPerElementAndInfiniteOrMissingBoundsAreCountedUnveri
   EXPECT_FALSE(check_output(HostBuffer(dtypes::float16, 2), exact(HostBuffer(dtypes::float32, 2))).ok);
 }
 
+// An element still holding the poison was never written: wrong where the exact run did not sample
+// it (its bound is NaN) and where the exact value is NaN, which any other NaN would meet.
+TEST(CheckOutput, AnElementNeverWrittenIsWrongSampledOrNot) {
+  for (const DType& d : {dtypes::float16, dtypes::bfloat16, dtypes::float32, dtypes::float64}) {
+    HostBuffer out = poisoned(d, 4);
+    ASSERT_TRUE(std::isnan(out.get_float(3))) << to_string(d);
+    Expected want = exact(HostBuffer(d, 4));
+    want.value.set_float(2, NAN);
+    want.bound = {0, 0, 0, NAN};  // element 3 was not sampled
+    out.set_float(0, 0);
+    out.set_float(1, 0);
+    out.set_float(2, 0.0 / std::sin(0.0));  // a NaN the kernel computed: meets the exact NaN
+    const Verdict v = check_output(out, want);
+    EXPECT_FALSE(v.ok) << to_string(d);
+    EXPECT_NE(v.message.find("element 3 was never written"), std::string::npos) << v.message;
+    out.set_float(3, 5);  // written, and not sampled: nothing is known of it
+    EXPECT_TRUE(check_output(out, want).ok) << to_string(d);
+    out.bytes = poisoned(d, 4).bytes;
+    out.set_float(0, 0);
+    out.set_float(1, 0);
+    out.set_float(3, 5);
+    const Verdict nan = check_output(out, want);  // element 2 left as poison, exact NaN
+    EXPECT_FALSE(nan.ok) << to_string(d);
+    EXPECT_NE(nan.message.find("element 2 was never written"), std::string::npos) << nan.message;
+  }
+  HostBuffer ints = poisoned(dtypes::int32, 3);
+  EXPECT_EQ(ints.get_int(2), 1);
+}
+
 TEST(CheckOutput, ASampledExactRunBoundsItsSampleAndLeavesTheRestUnverified) {
   const Tensor x = input({64, 64}, 7), w = input({64, 64}, 8);
   const UOp ast = create_schedule({x.matmul(w).uop()}).items.at(0).ast;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -130,6 +131,29 @@ TEST_F(TuneCheck, TheRootRunsInAWorkerWhileTheOracleComputes) {
   EXPECT_EQ(tune(target, *beam, marked_pool, *db, options()).not_tuned, "");
   EXPECT_TRUE(saw_mark);
   EXPECT_EQ(check()->status, "ok");
+}
+
+// A sampled oracle (a large kernel's: every k-th output) knows nothing of the others, but the
+// worker's poison still shows one the candidate never wrote. Here the oracle samples the even
+// elements and V:skips, the fastest, leaves odd element 77 alone: it is wrong, not the winner.
+TEST_F(TuneCheck, ACandidateThatNeverWritesAnUnsampledElementIsWrong) {
+  space.variants.push_back({"skips", "for (int i = 0; i < 256; i++) if (i != 77) out[i] = in[i] * 2.0f;"});
+  const auto expect = target.expect;
+  target.expect = [expect](const std::vector<HostBuffer>& buffers) {
+    Expected e = expect(buffers);
+    for (size_t i = 1; i < e.bound.size(); i += 2) e.bound[i] = NAN;
+    return e;
+  };
+  const TuneResult r = tune_once();
+  EXPECT_EQ(r.opts, "V:a");
+  bool seen = false;
+  for (const results::CandidateRow& c : db->history(db->resolve_kernel("synthetic0002")))
+    if (c.opts == "V:skips") {
+      seen = true;
+      EXPECT_EQ(c.status, results::CandidateStatus::wrong);
+      EXPECT_NE(c.error.find("element 77 was never written"), std::string::npos) << c.error;
+    }
+  EXPECT_TRUE(seen);
 }
 
 TEST_F(TuneCheck, ACrossCheckThatCannotTakeTheKernelLeavesTheOracleAlone) {

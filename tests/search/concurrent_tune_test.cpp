@@ -15,6 +15,7 @@
 #include "search/kernel_target.hpp"
 #include "search/tune.hpp"
 #include "tests/opt/kernels.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace tunebed::search {
 namespace {
@@ -58,9 +59,8 @@ struct Outcome {
 }
 
 TEST(ConcurrentTune, TwoProcessesTuningDifferentKernelsIntoOneDatabaseLoseNoRow) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("tunebed_concurrent_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const tunebed::testing::TempDir scratch("tunebed-concurrent-tune");  // removed however the test ends
+  const std::filesystem::path dir = scratch.path();
   ::setenv("TUNEBED_CACHE_DIR", (dir / "cache").c_str(), 1);  // every candidate really compiles
   const std::string db_path = (dir / "tuning.db").string();
   results::TuningDb::open(db_path, results::TuningDb::Mode::create);  // the schema, before the forks
@@ -130,7 +130,6 @@ TEST(ConcurrentTune, TwoProcessesTuningDifferentKernelsIntoOneDatabaseLoseNoRow)
     ASSERT_TRUE(row.gflops.has_value()) << row.kernel_source;
     EXPECT_NEAR(*row.gflops, flops / row.median_us / 1e3, 1e-6 * *row.gflops) << row.kernel_source;
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 //
 // A Job is everything needed to try one candidate without the parent's help: the device spec,
 // the rendered source and its entry point, the launch, every buffer's initial contents as a
-// HostBuffer (the output's contents are ignored: the worker poisons it with NaN, so an element
-// the kernel never writes shows up as wrong), which buffer is the output, what a correct output
+// HostBuffer (the output's contents are ignored: the worker poisons it, core/engine/check.hpp, so
+// an element the kernel never writes shows up as wrong), which buffer is the output, what a correct output
 // is (exact values with error bounds, from the AST interpreter: core/engine/check.hpp), and the
 // timing parameters. A job without an expectation is not verified and can return its output
 // instead: that is how the unoptimized kernel's output is read for the independent check.

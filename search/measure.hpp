@@ -9,10 +9,12 @@
 // launch right after it measured up to twice the later ones (the check had streamed the expected
 // values through the caches). So a verification launch slower than kColdFactor times the bar
 // cannot come under it warm: the other warm-ups are skipped and one sample records how slow it
-// is. A long launch needs no warm-up at all: what a cold start costs is fixed, not proportional
-// (on matmul 512, 3 MB of buffers, the first launch took at most 1.3 ms more than the later
-// ones, at 6 ms and at 600 ms alike), so a verification launch of at least kSelfWarmingLaunch
-// is within 1.3% of a warm one, inside the launch-to-launch spread, and is the first sample.
+// is. A long launch needs no warm-up at all: what a cold start costs does not grow with the
+// launch (on the candidates of a BEAM run on matmul 512, 3 MB of buffers, the first launch took
+// at most 1.3 ms more than the later ones, at 6 ms and at 600 ms alike; bench_runtime's
+// BM_CpuColdLaunch, 6 MB: 0.05-0.9 ms more at 6 ms, 0.3-4 ms at 43 ms, -3 to +3 ms at 340 ms,
+// with the load average at 1-2), so a verification launch of at least kSelfWarmingLaunch is
+// within the launch-to-launch spread of a warm one and is the first sample.
 // A slow kernel gets fewer samples: they stop once they add up to `max_seconds` (a launch
 // of 400 ms is not moved by a scheduler tick, and the winner is re-timed anyway, below).
 //

@@ -4,9 +4,10 @@
 // parent never holds a device), compiles the source and answers `compiled` with the compile
 // time, then waits for `go`: the pool lets one worker at a time run and time, so compiles
 // proceed in parallel while timings do not disturb one another. On `go` it copies the buffers
-// into fresh device buffers (the output poisoned with NaN, or all ones for integers), runs once,
-// verifies against the reference, and if correct times the kernel (measure_samples), reusing the
-// verified run as the first warm-up. A compile error answers `result` at once.
+// into fresh device buffers (the output poisoned: check.hpp's poisoned()), runs once, verifies
+// against the reference, and if correct times the kernel (measure_samples), reusing the verified
+// run as the first warm-up, or as the first sample when it was long. A compile error answers
+// `result` at once.
 //
 // Whatever the candidate does to the worker (a segfault, an endless loop) is the pool's to
 // notice: the worker makes no attempt to survive its own candidates.

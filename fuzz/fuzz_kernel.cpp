@@ -5,6 +5,9 @@
 // output must equal what the Eigen reference interpreter computes from the tensor graph, within
 // the dtype's tolerance (core/engine/check.hpp).
 //
+// Each compiled kernel's output buffers start poisoned (check.hpp), so a codegen that skips a store
+// shows as "never written" even where the right value is 0 (the schedule's new buffers are zeros).
+//
 // When it does not, the AST interpreter runs the same schedule: if that one is right the fault is
 // in opt or codegen ("compiled"), else in the scheduler ("scheduled"); the signature says which.
 // A program the reference refuses (an integer division by zero) is skipped, not a finding.
@@ -35,6 +38,30 @@ HostBuffer& buffer_of(const UOp& buffer, BufferData& data) {
   return *b;
 }
 
+// The DEFINE_GLOBAL a LOAD or STORE addresses (directly or through its VIEW), or -1.
+int64_t global_of(const UOp& access) {
+  for (const UOp& s : access.src()) {
+    if (s.op() == Ops::DEFINE_GLOBAL) return s.arg().as_int();
+    if (s.op() == Ops::VIEW && !s.src().empty() && s.src(0).op() == Ops::DEFINE_GLOBAL) return s.src(0).arg().as_int();
+  }
+  return -1;
+}
+
+// Which of AST's N buffers it stores and never loads: those start poisoned (check.hpp), so an
+// element the compiled kernel never writes reaches the check as the poison, not as a zero that
+// may happen to be right (a ReLU's, a pad's).
+std::vector<bool> written_only(const UOp& ast, size_t n) {
+  std::vector<bool> stored(n), loaded(n);
+  for (const UOp& u : ast.toposort()) {
+    if (u.op() != Ops::STORE && u.op() != Ops::LOAD) continue;
+    const int64_t g = global_of(u);
+    if (g >= 0 && static_cast<size_t>(g) < n) (u.op() == Ops::STORE ? stored : loaded)[static_cast<size_t>(g)] = true;
+  }
+  std::vector<bool> only(n);
+  for (size_t i = 0; i < n; i++) only[i] = stored[i] && !loaded[i];
+  return only;
+}
+
 // Runs the schedule with every kernel optimized by a random legal opt sequence and compiled.
 void run_compiled(const Schedule& s, BufferData& data, uint64_t opt_seed, std::vector<KernelRun>& log) {
   static auto& cache =
@@ -50,6 +77,9 @@ void run_compiled(const Schedule& s, BufferData& data, uint64_t opt_seed, std::v
     log.push_back({k.name(), opts});
     std::vector<HostBuffer> bufs;
     for (const UOp& b : item.bufs) bufs.push_back(buffer_of(b, data));
+    const std::vector<bool> poison = written_only(item.ast, bufs.size());
+    for (size_t i = 0; i < bufs.size(); i++)
+      if (poison[i]) bufs[i] = poisoned(bufs[i].dtype, bufs[i].numel());
     bufs = cache.get(k.get_optimized_ast()).run_on_copies(bufs);
     for (size_t i = 0; i < bufs.size(); i++) buffer_of(item.bufs[i], data) = std::move(bufs[i]);
   }

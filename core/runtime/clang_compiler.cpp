@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <thread>
 
@@ -52,38 +54,66 @@ std::filesystem::path cache_dir() {
 
 int64_t clang_invocations() { return invocations.load(); }
 
-ClangCompiler::ClangCompiler()
-    : executable_(env_or("TUNEBED_CLANG", "clang")),
-      flags_{"-O2", "-march=native", "-fPIC", "-fno-math-errno", "-ffp-contract=on"} {
+namespace {
+
+// What ClangCompiler learns by running EXECUTABLE: its version line, its version, its linker.
+struct Probe {
+  std::string version_line, version, linker;
+};
+
+Probe probe(const std::string& executable) {
+  Probe p;
   ProcessResult result;
   try {
-    result = run_process({executable_, "--version"});
+    result = run_process({executable, "--version"});
   } catch (const DeviceError& e) {
     throw DeviceError(std::string("CPU device is not available: ") + e.what());
   }
   if (result.exit_code != 0)
-    throw DeviceError("CPU device is not available: `" + executable_ + " --version` failed:\n" +
-                      result.output);
-  version_line_ = result.output.substr(0, result.output.find('\n'));
+    throw DeviceError("CPU device is not available: `" + executable + " --version` failed:\n" + result.output);
+  p.version_line = result.output.substr(0, result.output.find('\n'));
   std::smatch match;
-  if (!std::regex_search(version_line_, match, std::regex(R"(clang version (\d+[.\d]*))")))
-    throw DeviceError("CPU device is not available: " + executable_ + " does not say it is clang: '" +
-                      version_line_ + "'");
-  version_ = match[1];
+  if (!std::regex_search(p.version_line, match, std::regex(R"(clang version (\d+[.\d]*))")))
+    throw DeviceError("CPU device is not available: " + executable + " does not say it is clang: '" +
+                      p.version_line + "'");
+  p.version = match[1];
   // The linker clang's driver would run. Linking through the driver costs as much as compiling
   // (it adds the C runtime's start files, which a kernel does not need): `clang -c` then `ld
   // -shared` directly took 52 ms a kernel where `clang -shared` took 105.
-  const ProcessResult ld = run_process({executable_, "-print-prog-name=ld"});
-  linker_ = ld.output.substr(0, ld.output.find('\n'));
-  const auto runs = [this] {
+  const ProcessResult ld = run_process({executable, "-print-prog-name=ld"});
+  p.linker = ld.output.substr(0, ld.output.find('\n'));
+  const auto runs = [&p] {
     try {
-      return run_process({linker_, "--version"}).exit_code == 0;
+      return run_process({p.linker, "--version"}).exit_code == 0;
     } catch (const DeviceError&) {
       return false;
     }
   };
-  if (ld.exit_code != 0 || linker_.empty() || !runs())
-    throw DeviceError("CPU device is not available: " + executable_ + "'s linker '" + linker_ + "' cannot be run");
+  if (ld.exit_code != 0 || p.linker.empty() || !runs())
+    throw DeviceError("CPU device is not available: " + executable + "'s linker '" + p.linker + "' cannot be run");
+  return p;
+}
+
+// The probe of EXECUTABLE, run once per process (78 ms of three processes, and the tuner opens
+// the CPU device for its fingerprint at every kernel); a failed one is not kept.
+const Probe& probed(const std::string& executable) {
+  static std::mutex mutex;
+  static std::map<std::string, Probe> done;
+  const std::lock_guard lock(mutex);
+  auto it = done.find(executable);
+  if (it == done.end()) it = done.emplace(executable, probe(executable)).first;
+  return it->second;
+}
+
+}  // namespace
+
+ClangCompiler::ClangCompiler()
+    : executable_(env_or("TUNEBED_CLANG", "clang")),
+      flags_{"-O2", "-march=native", "-fPIC", "-fno-math-errno", "-ffp-contract=on"} {
+  const Probe& p = probed(executable_);
+  version_line_ = p.version_line;
+  version_ = p.version;
+  linker_ = p.linker;
 }
 
 std::filesystem::path ClangCompiler::compile(const std::string& source, const std::string& entry) const {

@@ -23,7 +23,8 @@ inline constexpr int64_t kMaxCpuSlices = 1024;
 
 class ClangCompiler {
  public:
-  // Runs `clang --version` and finds clang's linker; throws DeviceError when either cannot be run.
+  // Runs `clang --version` and finds clang's linker, once per process and clang; throws
+  // DeviceError when either cannot be run.
   ClangCompiler();
 
   const std::string& executable() const { return executable_; }

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <regex>
 #include <thread>
 
@@ -190,19 +192,26 @@ TEST_F(CpuDeviceTest, FingerprintNamesClangAndItsVersion) {
 
 // Why a ClangCompiler made with TUNEBED_CLANG=CLANG is unavailable ("" if it is available).
 std::string unavailable_with(const std::string& clang) {
-  const char* old = std::getenv("TUNEBED_CLANG");
-  setenv("TUNEBED_CLANG", clang.c_str(), 1);
-  std::string why;
+  const testing::ScopedEnv scoped("TUNEBED_CLANG", clang);
   try {
     ClangCompiler compiler;
   } catch (const DeviceError& e) {
-    why = e.what();
+    return e.what();
   }
-  if (old)
-    setenv("TUNEBED_CLANG", old, 1);
-  else
-    unsetenv("TUNEBED_CLANG");
-  return why;
+  return "";
+}
+
+// A fake clang in DIR that answers the probes (its linker: LINKER) and logs each call to DIR/calls.
+std::filesystem::path fake_clang(const std::filesystem::path& dir, const std::string& linker) {
+  const std::filesystem::path fake = dir / "clang";
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "echo \"$1\" >> '" << (dir / "calls").string() << "'\n"
+                         "case \"$1\" in\n"
+                         "  --version) echo 'clang version 14.0.6' ;;\n"
+                         "  -print-prog-name=ld) echo '" << linker << "' ;;\n"
+                         "esac\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  return fake;
 }
 
 TEST(CpuDeviceUnavailable, AMissingClangSaysSo) {
@@ -214,15 +223,21 @@ TEST(CpuDeviceUnavailable, AMissingClangSaysSo) {
 // A clang whose linker cannot be run could never build a kernel: the device says so up front.
 TEST(CpuDeviceUnavailable, AClangWhoseLinkerCannotRunSaysSo) {
   const tunebed::testing::TempDir dir("tunebed-fake-clang");
-  const std::filesystem::path fake = dir.path() / "clang";
-  std::ofstream(fake) << "#!/bin/sh\n"
-                         "case \"$1\" in\n"
-                         "  --version) echo 'clang version 14.0.6' ;;\n"
-                         "  -print-prog-name=ld) echo '" << (dir.path() / "no-such-ld").string() << "' ;;\n"
-                         "esac\n";
-  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const std::filesystem::path fake = fake_clang(dir.path(), (dir.path() / "no-such-ld").string());
   const std::string why = unavailable_with(fake.string());
   EXPECT_NE(why.find("CPU device is not available: " + fake.string() + "'s linker"), std::string::npos) << why;
+}
+
+// The tuner opens the CPU device for its fingerprint at every kernel: clang is asked its version
+// and its linker once per process, not every time.
+TEST(CpuDeviceUnavailable, ClangIsProbedOncePerProcess) {
+  const tunebed::testing::TempDir dir("tunebed-fake-clang");
+  const std::filesystem::path fake = fake_clang(dir.path(), "ld");
+  ASSERT_EQ(unavailable_with(fake.string()), "");
+  ASSERT_EQ(unavailable_with(fake.string()), "");
+  std::ifstream calls(dir.path() / "calls");
+  const std::string logged((std::istreambuf_iterator<char>(calls)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(logged, "--version\n-print-prog-name=ld\n");
 }
 
 TEST(ThreadPool, ParallelForCallsEachIndexOnceFromManyDispatches) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/runtime/device.hpp"
@@ -27,30 +28,46 @@ inline std::vector<float> download(const Buffer& buf) {
   return out;
 }
 
+// The environment variable NAME set to VALUE for the life of the scope, then as it was.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::string name, const std::string& value) : name_(std::move(name)) {
+    if (const char* old = std::getenv(name_.c_str())) old_ = old;
+    setenv(name_.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_.c_str(), old_->c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
 // Points TUNEBED_CACHE_DIR at a fresh directory for the test's lifetime, so a test sees its own
 // cache misses and hits, and nothing lands in the user's cache.
 class ScopedCacheDir {
  public:
-  ScopedCacheDir() {
-    static int counter = 0;
-    dir_ = std::filesystem::temp_directory_path() /
-           ("tunebed-runtime-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::remove_all(dir_);
-    if (const char* old = std::getenv("TUNEBED_CACHE_DIR")) old_ = old;
-    setenv("TUNEBED_CACHE_DIR", dir_.c_str(), 1);
-  }
-  ~ScopedCacheDir() {
-    if (old_)
-      setenv("TUNEBED_CACHE_DIR", old_->c_str(), 1);
-    else
-      unsetenv("TUNEBED_CACHE_DIR");
-    std::filesystem::remove_all(dir_);
-  }
+  ScopedCacheDir() : dir_(fresh_dir()), env_("TUNEBED_CACHE_DIR", dir_.string()) {}
+  ~ScopedCacheDir() { std::filesystem::remove_all(dir_); }
   const std::filesystem::path& path() const { return dir_; }
 
  private:
+  static std::filesystem::path fresh_dir() {
+    static int counter = 0;
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() /
+        ("tunebed-runtime-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::remove_all(dir);
+    return dir;
+  }
   std::filesystem::path dir_;
-  std::optional<std::string> old_;
+  ScopedEnv env_;
 };
 
 // The device, or the reason it cannot be opened (for GTEST_SKIP).

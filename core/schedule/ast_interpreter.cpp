@@ -218,7 +218,7 @@ class KernelRun {
       : bufs_(bufs), vars_(vars), bounds_(bounds), exact_(bounds != nullptr), sample_stride_(sample_stride) {
     std::unordered_map<const UOpNode*, int> at;
     for (const UOp& u : ast.toposort()) {
-      Node n{u, {}, -1, nullptr, nullptr, {}};
+      Node n{u, u.op(), held_as(u.dtype(), exact_), {}, -1, nullptr, nullptr, nullptr, {}};
       for (const UOp& s : u.src()) n.src.push_back(at.at(s.get()));
       if (u.op() == Ops::REDUCE_AXIS) n.axes = sched::reduce_axes(u);
       if (u.op() == Ops::VIEW && u.arg().try_object<ShapeTracker>()) {
@@ -249,6 +249,17 @@ class KernelRun {
       if (op != Ops::VALID && !n.buffer) fail(n.u, "no DEFINE_GLOBAL");
       if (exact_ && n.buffer) n.bound = bound_of(*n.buffer);
     }
+    // A LOAD of exact data (every bound 0, and no STORE of this kernel writes it) skips reading
+    // its bounds: half of an exact run's memory traffic, on the inputs a check draws.
+    for (Node& n : nodes_) {
+      if (n.op != Ops::LOAD || !n.bound || !all_zero(*n.bound)) continue;
+      const bool stored = std::any_of(nodes_.begin(), nodes_.end(),
+                                      [&](const Node& st) { return st.op == Ops::STORE && st.buffer == n.buffer; });
+      if (!stored) n.bound = nullptr;
+    }
+    for (Node& n : nodes_)
+      if (n.op == Ops::LOAD && n.held == dtypes::float64 && n.buffer->dtype == dtypes::float64)
+        n.f64 = reinterpret_cast<const double*>(n.buffer->bytes.data());
     idx_.assign(full_shape_.size(), 0);
     scratch_.assign(full_shape_.size(), 0);
     values_.resize(nodes_.size());
@@ -268,10 +279,13 @@ class KernelRun {
  private:
   struct Node {
     UOp u;
+    Ops op;      // u's, and the dtype its value is held in: read per element, kept beside it
+    DType held;
     std::vector<int> src;
     int view;                   // VIEW: its index into views_; LOAD/STORE/VALID: the view they use
     HostBuffer* buffer;         // LOAD/STORE: the buffer
     HostBuffer* bound;          // LOAD/STORE of an exact run: the buffer's bounds
+    const double* f64;          // LOAD of a float64 buffer into a float64 value: its data
     std::vector<int64_t> axes;  // REDUCE_AXIS: the reduced axes
 
     const DType& src_dtype(const std::vector<Node>& nodes, size_t i) const {
@@ -319,9 +333,18 @@ class KernelRun {
     throw AstInterpreterError("an exact run needs a bounds buffer of the same length beside every buffer");
   }
 
+  static bool all_zero(const HostBuffer& bounds) {
+    for (int64_t i = 0; i < bounds.numel(); i++)
+      if (bounds.get_float(i) != 0) return false;
+    return true;
+  }
+
   static void check_bounds(const UOp& u, const HostBuffer& b, int64_t pos) {
     if (!b.holds(pos)) [[unlikely]]
-      fail(u, "position " + std::to_string(pos) + " is outside its buffer of " + std::to_string(b.numel()));
+      outside(u, b, pos);
+  }
+  [[noreturn, gnu::noinline]] static void outside(const UOp& u, const HostBuffer& b, int64_t pos) {
+    fail(u, "position " + std::to_string(pos) + " is outside its buffer of " + std::to_string(b.numel()));
   }
 
   // The position a view maps the current index to, and whether it is valid there. An axis the
@@ -352,7 +375,7 @@ class KernelRun {
   // Node N's value at the current index; an exact run also sets ERROR, its bound.
   ConstValue compute(const Node& n, double& error) {
     const UOp& u = n.u;
-    switch (u.op()) {
+    switch (n.op) {
       case Ops::CONST: {
         const ConstValue c = ConstValue::of(u);
         return exact_ && c.dtype.is_float() ? ConstValue::real(dtypes::float64, c.f) : c;
@@ -363,11 +386,11 @@ class KernelRun {
         return ConstValue::integer(dtypes::bool_, locate(n.view).second);
       case Ops::LOAD: {
         auto [pos, ok] = locate(n.view);
-        const DType held = held_as(u.dtype(), exact_);
+        const DType& held = n.held;
         if (!ok) return held.is_float() ? ConstValue::real(held, 0) : ConstValue::integer(held, 0);
         check_bounds(u, *n.buffer, pos);
         if (n.bound) error = n.bound->get_float(pos);
-        return read(*n.buffer, pos, held);
+        return n.f64 ? ConstValue{held, 0, n.f64[pos]} : read(*n.buffer, pos, held);
       }
       case Ops::REDUCE_AXIS:
         return reduce(n, error);
@@ -389,9 +412,8 @@ class KernelRun {
       default:
         break;
     }
-    if (!GroupOp::ALU.contains(u.op()) && u.op() != Ops::CAST)
-      fail(u, "not supported by the AST interpreter");
-    if (u.op() == Ops::WHERE) {  // only the branch taken, unless the condition may flip
+    if (!GroupOp::ALU.contains(n.op) && n.op != Ops::CAST) fail(u, "not supported by the AST interpreter");
+    if (n.op == Ops::WHERE) {  // only the branch taken, unless the condition may flip
       const int cond = n.src[0];
       const int taken = n.src[eval(cond).truthy() ? 1 : 2];
       if (errors_[static_cast<size_t>(cond)] == 0) {
@@ -406,11 +428,19 @@ class KernelRun {
       ops[i] = eval(n.src[i]);
       errors[i] = errors_[static_cast<size_t>(n.src[i])];
     }
-    const ConstValue r = exec_alu(u.op(), held_as(u.dtype(), exact_), std::span(ops.data(), n.src.size()));
+    const ConstValue r = alu(n, ops);
     if (exact_)
-      error = alu_error_bound(u.op(), u.dtype(), n.src_dtype(nodes_, 0), std::span(ops.data(), n.src.size()),
+      error = alu_error_bound(n.op, u.dtype(), n.src_dtype(nodes_, 0), std::span(ops.data(), n.src.size()),
                               std::span(errors.data(), n.src.size()), r);
     return r;
+  }
+
+  // exec_alu, with float64 addition and multiplication (an exact run's most frequent ops) inline.
+  static ConstValue alu(const Node& n, const std::array<ConstValue, 3>& ops) {
+    if (n.held == dtypes::float64 && (n.op == Ops::ADD || n.op == Ops::MUL) && ops[0].dtype == dtypes::float64 &&
+        ops[1].dtype == dtypes::float64)
+      return {n.held, 0, n.op == Ops::ADD ? ops[0].f + ops[1].f : ops[0].f * ops[1].f};
+    return exec_alu(n.op, n.held, std::span(ops.data(), n.src.size()));
   }
 
   // Loops over the reduced axes (each over the full shape's extent) with the other axes fixed.
@@ -432,14 +462,18 @@ class KernelRun {
     }
     for (;;) {
       epoch_++;
-      const std::array<ConstValue, 2> pair{acc, eval(n.src[0])};
+      const ConstValue& term = eval(n.src[0]);
       const double term_error = errors_[static_cast<size_t>(n.src[0])];
-      acc = exec_alu(op, held_as(d, exact_), pair);
-      if (float_sum) {
-        sum.add(pair[1].f, term_error);
-      } else if (exact_) {
-        const std::array<double, 2> errors{error, term_error};
-        error = alu_error_bound(op, d, d, pair, errors, acc);
+      if (float_sum) {  // float64 addition, as exec_alu's
+        acc.f += term.f;
+        sum.add(term.f, term_error);
+      } else {
+        const std::array<ConstValue, 2> pair{acc, term};
+        acc = exec_alu(op, held_as(d, exact_), pair);
+        if (exact_) {
+          const std::array<double, 2> errors{error, term_error};
+          error = alu_error_bound(op, d, d, pair, errors, acc);
+        }
       }
       size_t k = axes.size();
       while (k > 0) {

@@ -89,6 +89,38 @@ TEST(AstInterpreter, ASumOfNegativeZerosOverAnExpandIsPositiveZero) {
   EXPECT_EQ(mismatch(zeros.contiguous().reshape({4, 1}).expand({4, 3}).sum({1}).reciprocal()), "");
 }
 
+// An exact run skips reading the bounds of an input whose bounds are all zero; one with a bound
+// carries it into every output that reads it.
+TEST(AstInterpreter, AnExactRunCarriesAnInputsBoundIntoItsSum) {
+  const Workload w = make_workload("sum:M=4,N=8,axis=rows,dtype=float32");
+  UOp ast;
+  for (const ScheduleItem& item : create_schedule({w.output.uop()}).items)
+    if (!item.is_copy()) ast = item.ast;
+  std::vector<HostBuffer> values, bounds;
+  for (auto [dtype, size] : ast_buffer_specs(ast)) {
+    values.push_back(widened(HostBuffer(dtype, size)));
+    bounds.emplace_back(dtypes::float64, size);
+    if (values.size() > 1) fill_random(values.back(), values.size());
+  }
+  auto output_bounds = [&] {
+    std::vector<HostBuffer*> v, b;
+    for (size_t i = 0; i < values.size(); i++) {
+      v.push_back(&values[i]);
+      b.push_back(&bounds[i]);
+    }
+    run_kernel_ast_exact(ast, v, b);
+    std::vector<double> out;
+    for (int64_t i = 0; i < bounds[0].numel(); i++) out.push_back(bounds[0].get_float(i));
+    return out;
+  };
+  const std::vector<double> exact_inputs = output_bounds();
+  bounds[1].set_float(3, 0.5);  // row 0, column 3
+  const std::vector<double> one_inexact = output_bounds();
+  ASSERT_EQ(one_inexact.size(), 4u);
+  EXPECT_GE(one_inexact[0], exact_inputs[0] + 0.5);
+  for (size_t row = 1; row < 4; row++) EXPECT_EQ(one_inexact[row], exact_inputs[row]);
+}
+
 TEST(AstInterpreter, RejectsAnAstWithoutStores) {
   const UOp g = UOp::make(Ops::DEFINE_GLOBAL, dtypes::float32.ptr_to(4), {}, int64_t{0});
   EXPECT_THROW(run_kernel_ast(UOp::make(Ops::SINK, dtypes::void_, {g}), {}), AstInterpreterError);

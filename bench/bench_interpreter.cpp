@@ -4,7 +4,8 @@
 //
 // Each benchmark runs expect_kernel_ast on one workload's kernel with seeded inputs, sampled down
 // to about 2^20 iterations and to kExactRunBudget's 2^26 (the stride a check would use: the
-// sampled outputs' spacing decides how often a load finds its line in the cache), and reports
+// sampled outputs' spacing decides how often a load finds its line in the cache), on 1 and on 2
+// threads (the exact run splits a kernel whose stores allow it), and reports
 //   ns_per_iteration   wall time / the iterations the sampled run visits
 #include <benchmark/benchmark.h>
 
@@ -18,6 +19,7 @@ namespace {
 
 void BM_ExactRun(benchmark::State& state, const std::string& workload) {
   const int64_t budget = int64_t{1} << state.range(0);
+  const int threads = static_cast<int>(state.range(1));
   const UOp ast = single_kernel(make_workload(workload).output, workload);
   std::vector<HostBuffer> bufs;
   for (auto [dtype, size] : ast_buffer_specs(ast)) {
@@ -29,7 +31,7 @@ void BM_ExactRun(benchmark::State& state, const std::string& workload) {
   double seconds = 0;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(expect_kernel_ast(ast, bufs, {}, budget));
+    benchmark::DoNotOptimize(expect_kernel_ast(ast, bufs, {}, budget, threads));
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   state.counters["ns_per_iteration"] =
@@ -37,9 +39,9 @@ void BM_ExactRun(benchmark::State& state, const std::string& workload) {
 }
 
 BENCHMARK_CAPTURE(BM_ExactRun, matmul_512, std::string("matmul:M=512,N=512,K=512,dtype=float32"))
-    ->ArgName("log2_budget")->Arg(20)->Arg(26)->Unit(benchmark::kMillisecond);
+    ->ArgNames({"log2_budget", "threads"})->ArgsProduct({{20, 26}, {1, 2}})->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ExactRun, sum_4096x4096, std::string("sum:M=4096,N=4096,axis=rows,dtype=float32"))
-    ->ArgName("log2_budget")->Arg(20)->Arg(26)->Unit(benchmark::kMillisecond);
+    ->ArgNames({"log2_budget", "threads"})->ArgsProduct({{20, 26}, {1, 2}})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace tunebed::bench

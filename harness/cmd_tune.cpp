@@ -329,9 +329,10 @@ int run(const std::vector<std::string>& args) {
 
   progress->run_start({run.id, run.uuid, db_path, batch.kernels.size(), session.resumed});
   std::vector<Outcome> outcomes;
-  // The Eigen half of the independent check, once per workload of the batch, when a kernel of it
-  // first needs checking (deferred: it runs on the thread of the first get, beside that kernel's
-  // own exact run).
+  // The Eigen half of the independent check. A workload of one kernel is checked on that kernel's
+  // own inputs and exact run (eigen_disagreement_on); one of several kernels once per batch, when
+  // a kernel of it first needs checking (deferred: it runs on the thread of the first get, beside
+  // that kernel's own exact run).
   std::map<std::string, std::shared_future<std::optional<std::string>>> eigen_checks;
   size_t failed = 0;
   bool interrupted = false;
@@ -352,7 +353,12 @@ int run(const std::vector<std::string>& args) {
         if (fresh)
           it->second = std::async(std::launch::deferred, eigen_disagreement, k.source, batch.seed,
                                   batch.check_iterations).share();
-        t.cross_check = [check = it->second] { return check.get(); };
+        t.cross_check = [check = it->second, spec = k.source, output = t.output](
+                            const std::vector<HostBuffer>& buffers, const std::shared_future<Expected>& expected) {
+          if (std::optional<std::string> on_kernel = eigen_disagreement_on(spec, buffers, output, expected))
+            return on_kernel;
+          return check.get();
+        };
         t.cross_oracle = "eigen";
       }
       outcome.shape = t.kernel.shape;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <string>
 
@@ -30,5 +31,14 @@ WorkloadCheck check_workload(const Workload& w, const Schedule& schedule, int64_
 // the Eigen reference agrees with the schedule's exact run, else why not; nullopt when the exact
 // run cannot take the schedule (its kernels are then checked one by one only).
 std::optional<std::string> eigen_disagreement(const std::string& spec, uint64_t seed, int64_t max_iterations);
+
+// The same check for a workload that is one kernel, on that kernel's own BUFFERS (by
+// DEFINE_GLOBAL) and their exact run's EXPECTED output (buffer OUTPUT), waited for once the
+// Eigen reference, which takes the buffers as the workload's inputs, is done: no exact run of its
+// own. "" when they agree, else why not; nullopt when SPEC is not one kernel whose output buffer
+// is the workload's output as it is (or the reference cannot take these inputs): then only
+// eigen_disagreement can check it.
+std::optional<std::string> eigen_disagreement_on(const std::string& spec, const std::vector<HostBuffer>& buffers,
+                                                 int output, const std::shared_future<Expected>& expected);
 
 }  // namespace tunebed::cli

@@ -214,10 +214,11 @@ results::KernelCheck check_root(TuneTarget& target, WorkerPool& pool, Job& proto
   results::KernelCheck check{.kernel_id = kernel_id, .device_id = device_id, .oracle = target.oracle};
   // The oracles run on threads of their own while a worker compiles and runs the root: it is not
   // timed here, so nothing it measures is disturbed by them.
+  const std::shared_future<Expected> expected =
+      std::async(std::launch::async, [&target, &buffers = proto.buffers] { return target.expect(buffers); }).share();
   std::future<std::optional<std::string>> cross;
-  if (target.cross_check) cross = std::async(std::launch::async, target.cross_check);
-  std::future<Expected> expected =
-      std::async(std::launch::async, [&target, &buffers = proto.buffers] { return target.expect(buffers); });
+  if (target.cross_check)
+    cross = std::async(std::launch::async, target.cross_check, std::cref(proto.buffers), std::cref(expected));
   Job job = proto;
   job.kernel = target.render(Path{});
   job.return_output = true;  // and checked here, so that the verdict keeps its numbers

@@ -52,6 +52,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,12 +79,16 @@ struct TuneTarget {
   // names it as the database records it.
   std::function<Expected(const std::vector<HostBuffer>& buffers)> expect;
   std::string oracle = "ast-interpreter";
-  // The caller's check of the oracle against a second one (cmd_tune: the workload's schedule run
-  // exactly against the Eigen reference), started on a thread of its own beside step 1's exact
-  // run (EXPECT, on another), which takes about as long. It answers nullopt when it cannot take
-  // the kernel, "" when the two agree, else why not; when it answers, the record names the
-  // oracle ORACLE+CROSS_ORACLE.
-  std::function<std::optional<std::string>()> cross_check;
+  // The caller's check of the oracle against a second one (cmd_tune: the Eigen reference), started
+  // on a thread of its own beside step 1's exact run (EXPECT, on another). It is given the inputs
+  // and the exact run's answer to come: a check on those inputs waits for it and redoes none of
+  // it (a one-kernel workload: Eigen on the kernel's own buffers); one of a whole schedule runs
+  // it on its own inputs meanwhile. It answers nullopt when it cannot take the kernel, "" when
+  // the two agree, else why not; when it answers, the record names the oracle
+  // ORACLE+CROSS_ORACLE.
+  std::function<std::optional<std::string>(const std::vector<HostBuffer>& buffers,
+                                           const std::shared_future<Expected>& expected)>
+      cross_check;
   std::string cross_oracle = "eigen";
   std::vector<HostBuffer> buffers;  // dtypes and sizes; contents are drawn from input_seed
   int output = 0;

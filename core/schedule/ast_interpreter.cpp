@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <optional>
 #include <unordered_map>
 
@@ -141,6 +142,7 @@ int64_t concrete(const sint& s, const VarVals& vars) {
 // valid) expressions, with the variables bound.
 struct ViewIndex {
   std::vector<int64_t> shape;
+  bool injective = false;  // distinct indices reach distinct positions (a contiguous view)
   std::optional<IntTracker> direct;
   std::optional<IndexProgram> idx, valid;  // where not direct
 };
@@ -148,6 +150,7 @@ struct ViewIndex {
 ViewIndex make_view_index(const ShapeTracker& st, const VarVals& vars) {
   ViewIndex vi;
   for (const sint& s : st.shape()) vi.shape.push_back(concrete(s, vars));
+  vi.injective = st.contiguous();
   if (IntTracker::concrete(st)) {
     vi.direct.emplace(st);
   } else {
@@ -267,13 +270,27 @@ class KernelRun {
     stamps_.assign(nodes_.size(), UINT64_MAX);
   }
 
-  void run() {
+  // Runs the kernel, or part PART of PARTS of every STORE's index space (splittable() first).
+  void run(int64_t part = 0, int64_t parts = 1) {
     const Node& sink = nodes_.back();
     for (int s : sink.src) {
       if (nodes_[static_cast<size_t>(s)].u.op() != Ops::STORE)
         fail(nodes_[static_cast<size_t>(s)].u, "a kernel AST is a SINK of STOREs");
-      store(nodes_[static_cast<size_t>(s)]);
+      store(nodes_[static_cast<size_t>(s)], part, parts);
     }
+  }
+
+  // Whether the parts of run() may run at once, each in a KernelRun of its own: every STORE
+  // writes each position from one index only (so no two parts write one element, and none
+  // depends on which wrote last), and no LOAD reads a buffer a STORE writes.
+  bool splittable() const {
+    for (const Node& st : nodes_) {
+      if (st.op != Ops::STORE) continue;
+      if (!views_[static_cast<size_t>(st.view)].injective) return false;
+      for (const Node& ld : nodes_)
+        if (ld.op == Ops::LOAD && ld.buffer == st.buffer) return false;
+    }
+    return true;
   }
 
  private:
@@ -293,11 +310,19 @@ class KernelRun {
     }
   };
 
-  void store(const Node& st) {
+  void store(const Node& st, int64_t part, int64_t parts) {
     const std::vector<int64_t>& shape = views_[static_cast<size_t>(st.view)].shape;
-    std::vector<int64_t> at(shape.size(), 0);
     if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return;
-    for (int64_t k = 0;; k++) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    const int64_t begin = n / parts * part + std::min(part, n % parts);
+    const int64_t end = begin + n / parts + (part < n % parts ? 1 : 0);
+    std::vector<int64_t> at(shape.size(), 0);
+    for (size_t d = shape.size(), rest = static_cast<size_t>(begin); d-- > 0;) {
+      at[d] = static_cast<int64_t>(rest % static_cast<size_t>(shape[d]));
+      rest /= static_cast<size_t>(shape[d]);
+    }
+    for (int64_t k = begin; k < end; k++) {
       std::copy(at.begin(), at.end(), idx_.begin());
       epoch_++;
       auto [pos, ok] = locate(st.view);
@@ -311,7 +336,6 @@ class KernelRun {
       }
       size_t d = shape.size();
       while (d > 0 && ++at[d - 1] == shape[d - 1]) at[--d] = 0;
-      if (d == 0) break;
     }
   }
 
@@ -513,10 +537,18 @@ void run_kernel_ast(const UOp& ast, const std::vector<HostBuffer*>& bufs, const 
 
 void run_kernel_ast_exact(const UOp& ast, const std::vector<HostBuffer*>& values,
                           const std::vector<HostBuffer*>& bounds, const VarVals& vars,
-                          int64_t sample_stride) {
+                          int64_t sample_stride, int threads) {
   if (ast.op() != Ops::SINK) fail(ast, "a kernel AST is a SINK of STOREs");
   if (sample_stride < 1) fail(ast, "a sample stride below 1");
-  KernelRun(ast, values, vars, &bounds, sample_stride).run();
+  KernelRun first(ast, values, vars, &bounds, sample_stride);
+  const int64_t parts = first.splittable() ? std::max(threads, 1) : 1;
+  std::vector<std::future<void>> rest;
+  for (int64_t part = 1; part < parts; part++)
+    rest.push_back(std::async(std::launch::async, [&, part] {
+      KernelRun(ast, values, vars, &bounds, sample_stride).run(part, parts);
+    }));
+  first.run(0, parts);
+  for (std::future<void>& f : rest) f.get();
 }
 
 int64_t sample_stride(int64_t iterations, int64_t max_iterations) {
@@ -537,7 +569,7 @@ int64_t ast_iterations(const UOp& ast, const VarVals& vars) {
 }
 
 std::vector<Expected> expect_kernel_ast(const UOp& ast, const std::vector<HostBuffer>& bufs,
-                                        const VarVals& vars, int64_t max_iterations) {
+                                        const VarVals& vars, int64_t max_iterations, int threads) {
   std::vector<Expected> out;
   for (const HostBuffer& b : bufs) out.push_back(exact(b));
   std::vector<HostBuffer> bounds;
@@ -548,7 +580,7 @@ std::vector<Expected> expect_kernel_ast(const UOp& ast, const std::vector<HostBu
     bound_ptrs.push_back(&bounds[i]);
   }
   run_kernel_ast_exact(ast, value_ptrs, bound_ptrs, vars,
-                       sample_stride(ast_iterations(ast, vars), max_iterations));
+                       sample_stride(ast_iterations(ast, vars), max_iterations), threads);
   for (size_t i = 0; i < bufs.size(); i++)
     for (int64_t k = 0; k < bounds[i].numel(); k++)
       out[i].bound[static_cast<size_t>(k)] = bounds[i].get_float(k);

@@ -44,10 +44,12 @@ void run_kernel_ast(const UOp& ast, const std::vector<HostBuffer*>& bufs, const 
 // bound. VALUES[i] is buffer i (floats as float64: widened()), BOUNDS[i] a float64 buffer of the
 // same length with the bound of each of its elements; STOREs write both. With SAMPLE_STRIDE k > 1
 // each STORE computes every k-th element of its index space only; the others get a NaN bound
-// (unknown: check_output counts them unverified).
+// (unknown: check_output counts them unverified). With THREADS > 1 the STOREs' index spaces are
+// split among that many threads where that cannot change the result (every STORE contiguous, no
+// LOAD of a buffer the kernel writes); otherwise, and by default, it runs on the calling thread.
 void run_kernel_ast_exact(const UOp& ast, const std::vector<HostBuffer*>& values,
                           const std::vector<HostBuffer*>& bounds, const VarVals& vars = {},
-                          int64_t sample_stride = 1);
+                          int64_t sample_stride = 1, int threads = 1);
 
 // The exact run's budget where a check has to stay interactive (the tuner's independent check,
 // `tunebed run --check`): about 15 s of the interpreter on this project's 2-core machine.
@@ -62,9 +64,11 @@ int64_t ast_iterations(const UOp& ast, const VarVals& vars = {});
 
 // What a correct kernel leaves in each of its buffers when run on BUFS (inputs are exact): the
 // exact run above on copies. An element the kernel does not store keeps its input value. A kernel
-// of more than MAX_ITERATIONS is sampled (an odd stride that keeps the work about that size).
+// of more than MAX_ITERATIONS is sampled (an odd stride that keeps the work about that size), on
+// THREADS threads where the kernel allows (run_kernel_ast_exact).
 std::vector<Expected> expect_kernel_ast(const UOp& ast, const std::vector<HostBuffer>& bufs,
-                                        const VarVals& vars = {}, int64_t max_iterations = INT64_MAX);
+                                        const VarVals& vars = {}, int64_t max_iterations = INT64_MAX,
+                                        int threads = 1);
 
 // The buffers an AST's DEFINE_GLOBALs need, by arg: (element dtype, size in elements).
 std::vector<std::pair<DType, int64_t>> ast_buffer_specs(const UOp& ast);

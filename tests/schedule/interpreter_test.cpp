@@ -121,6 +121,36 @@ TEST(AstInterpreter, AnExactRunCarriesAnInputsBoundIntoItsSum) {
   for (size_t row = 1; row < 4; row++) EXPECT_EQ(one_inexact[row], exact_inputs[row]);
 }
 
+// Split over threads, an exact run computes what it computes on one, sampled or not (the sample
+// is of the whole index space, not of each thread's part).
+TEST(AstInterpreter, AnExactRunOnThreadsIsTheRunOnOne) {
+  for (const char* spec : {"matmul:M=33,N=17,K=9", "softmax:M=7,N=13", "conv2d:C=3,H=6,W=6,K=4"}) {
+    const Workload w = make_workload(spec);
+    for (const ScheduleItem& item : create_schedule({w.output.uop()}).items) {
+      if (item.is_copy()) continue;
+      std::vector<HostBuffer> bufs;
+      for (auto [dtype, size] : ast_buffer_specs(item.ast)) {
+        bufs.emplace_back(dtype, size);
+        if (bufs.size() > 1) fill_random(bufs.back(), bufs.size());
+      }
+      for (int64_t budget : {INT64_MAX, ast_iterations(item.ast) / 5}) {
+        SCOPED_TRACE(std::string(spec) + ", budget " + std::to_string(budget));
+        const std::vector<Expected> one = expect_kernel_ast(item.ast, bufs, {}, budget, 1);
+        for (int threads : {2, 3}) {
+          const std::vector<Expected> split = expect_kernel_ast(item.ast, bufs, {}, budget, threads);
+          for (size_t i = 0; i < one.size(); i++) {
+            EXPECT_EQ(split[i].value, one[i].value) << "buffer " << i << ", " << threads << " threads";
+            for (size_t k = 0; k < one[i].bound.size(); k++)
+              ASSERT_EQ(std::isnan(split[i].bound[k]) ? -1 : split[i].bound[k],
+                        std::isnan(one[i].bound[k]) ? -1 : one[i].bound[k])
+                  << "buffer " << i << " element " << k << ", " << threads << " threads";
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(AstInterpreter, RejectsAnAstWithoutStores) {
   const UOp g = UOp::make(Ops::DEFINE_GLOBAL, dtypes::float32.ptr_to(4), {}, int64_t{0});
   EXPECT_THROW(run_kernel_ast(UOp::make(Ops::SINK, dtypes::void_, {g}), {}), AstInterpreterError);

@@ -87,7 +87,7 @@ TEST_F(TuneCheck, AKernelWhoseRootIsWrongIsNotTunedAndSaysWhy) {
 
 TEST_F(TuneCheck, AnOracleASecondOneDisagreesWithStopsTheKernel) {
   const std::string why = "the Eigen reference disagrees with the scheduled kernels: element 3";
-  target.cross_check = [why] { return std::optional<std::string>(why); };
+  target.cross_check = [why](auto&, auto&) { return std::optional<std::string>(why); };
   EXPECT_EQ(tune_once().not_tuned, why);
   ASSERT_TRUE(check().has_value());
   EXPECT_EQ(check()->oracle, "ast-interpreter+eigen");
@@ -97,7 +97,7 @@ TEST_F(TuneCheck, AnOracleASecondOneDisagreesWithStopsTheKernel) {
 
 TEST_F(TuneCheck, TheCrossCheckRunsOnAnotherThreadAndIsNamedWhenItAnswers) {
   std::vector<std::thread::id> ran_on;  // written by the cross check's thread, read after tune()
-  target.cross_check = [&ran_on] {
+  target.cross_check = [&ran_on](auto&, auto&) {
     ran_on.push_back(std::this_thread::get_id());
     return std::optional<std::string>("");
   };
@@ -157,7 +157,7 @@ TEST_F(TuneCheck, ACandidateThatNeverWritesAnUnsampledElementIsWrong) {
 }
 
 TEST_F(TuneCheck, ACrossCheckThatCannotTakeTheKernelLeavesTheOracleAlone) {
-  target.cross_check = [] { return std::optional<std::string>(); };
+  target.cross_check = [](auto&, auto&) { return std::optional<std::string>(); };
   EXPECT_EQ(tune_once().not_tuned, "");
   EXPECT_EQ(check()->oracle, "ast-interpreter");
   EXPECT_EQ(check()->status, "ok");

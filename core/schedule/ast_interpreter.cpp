@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <future>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 
@@ -540,14 +541,15 @@ void run_kernel_ast_exact(const UOp& ast, const std::vector<HostBuffer*>& values
                           int64_t sample_stride, int threads) {
   if (ast.op() != Ops::SINK) fail(ast, "a kernel AST is a SINK of STOREs");
   if (sample_stride < 1) fail(ast, "a sample stride below 1");
-  KernelRun first(ast, values, vars, &bounds, sample_stride);
-  const int64_t parts = first.splittable() ? std::max(threads, 1) : 1;
+  std::vector<std::unique_ptr<KernelRun>> runs;
+  runs.push_back(std::make_unique<KernelRun>(ast, values, vars, &bounds, sample_stride));
+  const int64_t parts = runs[0]->splittable() ? std::max(threads, 1) : 1;
+  while (static_cast<int64_t>(runs.size()) < parts)  // built before any runs: each reads the bounds
+    runs.push_back(std::make_unique<KernelRun>(ast, values, vars, &bounds, sample_stride));
   std::vector<std::future<void>> rest;
   for (int64_t part = 1; part < parts; part++)
-    rest.push_back(std::async(std::launch::async, [&, part] {
-      KernelRun(ast, values, vars, &bounds, sample_stride).run(part, parts);
-    }));
-  first.run(0, parts);
+    rest.push_back(std::async(std::launch::async, [&runs, part, parts] { runs[static_cast<size_t>(part)]->run(part, parts); }));
+  runs[0]->run(0, parts);
   for (std::future<void>& f : rest) f.get();
 }
 

@@ -34,16 +34,15 @@ struct Replayer {
   std::optional<std::string> train_db;  // the model's training data; none: the replayed database
   std::map<int64_t, search::TrainingSet> training;  // per replayed device id, built when first needed
 
-  std::unique_ptr<search::Strategy> make(const search::StoredKernel& k, const std::vector<search::StoredKernel>& all) {
+  // DB: the replayed database, all of it whatever --kernel and --device keep of it for replaying.
+  std::unique_ptr<search::Strategy> make(const search::StoredKernel& k, results::TuningDb& db) {
     StrategyOptions o = options;
     if (name == "model") {
       auto it = training.find(k.fingerprint.id);
       if (it == training.end()) {
-        std::vector<search::StoredKernel> data = all;
-        if (train_db) {
-          auto other = open_for_reading(*train_db);
-          data = search::stored_kernels(other);
-        }
+        std::optional<results::TuningDb> other;
+        if (train_db) other.emplace(open_for_reading(*train_db));
+        const std::vector<search::StoredKernel> data = search::stored_kernels(other ? *other : db);
         it = training.emplace(k.fingerprint.id, search::training_set(data, k.fingerprint)).first;
       }
       // Never the replayed kernel's own measurements: the model ranks a kernel it was not trained on.
@@ -200,7 +199,7 @@ int replay_cmd(const std::vector<std::string>& args) {
     search::ReplayResult r, beam;
     double search_s = 0;
     for (int round = 0;; round++) {
-      auto strategy = replayer.make(k, kernels);
+      auto strategy = replayer.make(k, db);
       const double started = search::steady_seconds();
       r = search::replay(*strategy, space, k.costs, budget);
       search_s = search::steady_seconds() - started;

@@ -206,6 +206,20 @@ TEST_F(TuneE2E, TheModelStrategyTunesAndReplaysFromTheOtherKernelsMeasurements) 
     EXPECT_FALSE(f[8].empty()) << "beam reaches its own best: " << line;
   }
   EXPECT_EQ(kernels, 3);
+  // One kernel replayed alone (--kernel) learns from the others all the same: its row is its row
+  // of the whole replay (a regression: it trained on the --kernel's rows only, so on nothing).
+  const auto rows = [&](const std::string& extra) {
+    const Result r = tunebed("replay --strategy model --seed 2 --budget 20 --format csv --db " + db_ + extra);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> out;
+    std::istringstream in(r.out);
+    for (std::string row; std::getline(in, row);)
+      out.push_back(row.substr(0, row.rfind(',')));  // without search_s, the replay's own time
+    return out;
+  };
+  const std::vector<std::string> all = rows(""), one = rows(" --kernel " + all.at(2).substr(0, 12));
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_EQ(one[1], all.at(2));
   EXPECT_EQ(tunebed("replay --strategy model --cost-model forest --db " + db_).exit_code, 2);
   const Result target = tunebed("replay --target beam:0 --db " + db_);
   EXPECT_EQ(target.exit_code, 2);

@@ -48,8 +48,11 @@ Verdict check_output(const HostBuffer& out, const Expected& want);
 // N elements of what an output buffer holds before the kernel under test runs. Floats: a quiet
 // NaN with the payload 0x5a5a... (a NaN that arithmetic makes carries the default payload, and the
 // inputs hold none), so check_output tells an element the kernel never wrote from any it computed,
-// on elements a sampled exact run did not compute too. Integers and bool: 1, wrong against most
-// exact values but not told from a computed 1.
+// on elements a sampled exact run did not compute too. 32- and 64-bit integers: 0x5a5a5a5a
+// (1515870810) and 0x5a5a...5a, which the small inputs of fill_random reach only through
+// wraparound or hashing: an element holding it is never written unless the exact run computed that
+// very value there (so an unsampled one a kernel did compute so is wrong once in 2^32). Narrower
+// integers and bool: 1, wrong against most exact values but not told from a computed 1.
 HostBuffer poisoned(DType dtype, int64_t n);
 
 // Fills BUF with values drawn from SEED: floats uniform in [-1, 1), integers small (so sums and

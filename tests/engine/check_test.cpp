@@ -287,8 +287,36 @@ TEST(CheckOutput, AnElementNeverWrittenIsWrongSampledOrNot) {
     EXPECT_FALSE(nan.ok) << to_string(d);
     EXPECT_NE(nan.message.find("element 2 was never written"), std::string::npos) << nan.message;
   }
-  HostBuffer ints = poisoned(dtypes::int32, 3);
-  EXPECT_EQ(ints.get_int(2), 1);
+  HostBuffer bytes = poisoned(dtypes::int8, 3);
+  EXPECT_EQ(bytes.get_int(2), 1);  // no value of an int8 is rare: the poison is only likely wrong
+}
+
+// A 32- or 64-bit integer element still holding the poison was never written, unless the exact
+// run computed that very value there.
+TEST(CheckOutput, AnIntegerElementNeverWrittenIsWrongUnlessItsExactValueIsThePoisons) {
+  for (const DType& d : {dtypes::int32, dtypes::uint32, dtypes::int64, dtypes::uint64}) {
+    const HostBuffer poison = poisoned(d, 3);
+    const int64_t p = poison.get_int(0);
+    EXPECT_EQ(p, d.itemsize() == 4 ? 0x5a5a5a5a : 0x5a5a5a5a5a5a5a5a) << to_string(d);
+    Expected want = exact(HostBuffer(d, 3));
+    want.value.set_int(1, p);  // a kernel may compute the poison's value...
+    want.bound = {0, 0, NAN};  // ...and element 2 was not sampled
+    HostBuffer out = poison;
+    out.set_int(0, 0);
+    EXPECT_TRUE(check_output(out, [&] {
+                  Expected sampled = want;
+                  sampled.bound[2] = 0;
+                  sampled.value.set_int(2, p);
+                  return sampled;
+                }()).ok)
+        << "elements 1 and 2 computed as the poison's value: " << to_string(d);
+    const Verdict v = check_output(out, want);
+    EXPECT_FALSE(v.ok) << to_string(d);
+    EXPECT_NE(v.message.find("element 2 was never written (it still holds the poison"), std::string::npos)
+        << v.message;
+    out.set_int(2, 7);  // written, not sampled: nothing is known of it
+    EXPECT_TRUE(check_output(out, want).ok) << to_string(d);
+  }
 }
 
 TEST(CheckOutput, ASampledExactRunBoundsItsSampleAndLeavesTheRestUnverified) {

@@ -52,7 +52,8 @@ void run_kernel_ast_exact(const UOp& ast, const std::vector<HostBuffer*>& values
                           int64_t sample_stride = 1, int threads = 1);
 
 // The exact run's budget where a check has to stay interactive (the tuner's independent check,
-// `tunebed run --check`): about 15 s of the interpreter on this project's 2-core machine.
+// `tunebed run --check`): about 7 s of the interpreter on one of this project's 2 cores (a 512³ matmul,
+// bench/bench_interpreter), half that split over both.
 inline constexpr int64_t kExactRunBudget = int64_t{1} << 26;
 
 // The odd stride that keeps an exact run of ITERATIONS near MAX_ITERATIONS (1: all of it); odd, so

@@ -68,6 +68,11 @@ class TuneCost : public CostFunction {
     for (size_t i = 0; i < batch.size(); i++) {
       check_stop();
       std::string opts = target_.space->key(batch[i]);
+      // Measured already as a yardstick (measure_yardstick): the strategy gets its cost.
+      if (auto it = known_.find(opts); it != known_.end()) {
+        cost[i] = it->second.cost;
+        continue;
+      }
       if (auto it = committed_.find(opts); it != committed_.end()) {
         cost[i] = it->second.cost;
         counts_.reused++;
@@ -128,6 +133,15 @@ class TuneCost : public CostFunction {
     for (const auto& [opts, hash] : twins)
       if (auto it = by_source_.find(hash); it != by_source_.end()) known_.try_emplace(opts, it->second);
     return cost;
+  }
+
+  // STATE measured outside the strategy's proposals and budget (the baseline, before the search:
+  // its time sets the early-stop bar from the first candidate on). A strategy that proposes it
+  // gets its cost without a second run; a twin of it is measured under its own opts, since the
+  // strategy never had the yardstick's cost (and a replay finds every proposal's own row).
+  void measure_yardstick(const Path& state) {
+    evaluate({state}, std::nullopt);
+    if (auto it = known_.find(target_.space->key(state)); it != known_.end()) by_source_.erase(it->second.source_hash);
   }
 
   // Every candidate of this kernel tried through this cost function, by opts; a twin (opts that
@@ -403,6 +417,8 @@ void search_in_run(TuneTarget& target, Strategy& strategy, WorkerPool& pool, res
                 std::set<std::string>(q.begin(), q.end()), options, result);
   SearchContext ctx(*target.space, cost, options.budget);
   try {
+    // The baseline first: a slow candidate then gets one launch, not its full samples.
+    if (target.baseline) cost.measure_yardstick(*target.baseline);
     strategy.search(ctx);
   } catch (const Stopped&) {
     result.interrupted = true;

@@ -13,7 +13,10 @@
 //               version) is re-verified in a worker and reused, unless `retune`. A winner that
 //               fails re-verification is demoted (TuningDb::demote, with the reason) and the
 //               kernel is tuned again;
-//   3. search   the strategy proposes states; each batch is rendered, compiled in parallel and
+//   3. search   the baseline (step 4) is measured first, outside the budget: its time sets the
+//               early-stop bar (measure.hpp) from the first proposal on, so a candidate far
+//               slower than the default opts gets one launch; a proposal of the baseline's opts
+//               gets its row's cost. Then the strategy proposes states; each batch is rendered, compiled in parallel and
 //               measured one at a time by the worker pool, and every result goes to the
 //               database through a CandidateWriter. Quarantined opts (crashed or hung before on
 //               this kernel and device) are never run again, nor is a candidate whose source an

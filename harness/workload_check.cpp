@@ -1,5 +1,8 @@
 #include "harness/workload_check.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include "core/reference/reference.hpp"
 #include "core/schedule/ast_interpreter.hpp"
 #include "core/shape/shapetracker.hpp"
@@ -7,7 +10,9 @@
 namespace tunebed::cli {
 
 WorkloadCheck check_workload(const Workload& w, const Schedule& schedule, int64_t max_iterations) {
-  WorkloadCheck c{expect_output(schedule, w.output.buffers(), 0, max_iterations), {}};
+  // The exact run on every core (in tune it shares them with the kernel's own: the same work).
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  WorkloadCheck c{expect_output(schedule, w.output.buffers(), 0, max_iterations, threads), {}};
   try {
     c.eigen =
         check_output(reference::to_host(reference::evaluate(w.output.uop(), w.output.buffers())), c.expected);

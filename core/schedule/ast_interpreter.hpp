@@ -90,13 +90,14 @@ HostBuffer read_output(const UOp& output, const BufferData& buffers);
 // missing one is 0); the buffers the schedule creates are added to both. read_expected is
 // read_output's twin. The last kernel is sampled past MAX_ITERATIONS (expect_kernel_ast); an
 // earlier one past it throws AstInterpreterError, as the kernels after it would read unknowns.
+// Each kernel runs on THREADS threads where it allows (run_kernel_ast_exact).
 void run_schedule_exact(const Schedule& schedule, BufferData& values, BufferData& bounds,
-                        int64_t max_iterations = INT64_MAX);
+                        int64_t max_iterations = INT64_MAX, int threads = 1);
 Expected read_expected(const UOp& output, const BufferData& values, const BufferData& bounds);
 
 // What a correct run of SCHEDULE on BUFFERS (exact inputs, left untouched) leaves in its output
 // OUTPUT: the exact run on widened copies.
 Expected expect_output(const Schedule& schedule, const BufferData& buffers, size_t output = 0,
-                       int64_t max_iterations = INT64_MAX);
+                       int64_t max_iterations = INT64_MAX, int threads = 1);
 
 }  // namespace tunebed

@@ -76,7 +76,7 @@ HostBuffer read_output(const UOp& output, const BufferData& buffers) {
 }
 
 void run_schedule_exact(const Schedule& schedule, BufferData& values, BufferData& bounds,
-                        int64_t max_iterations) {
+                        int64_t max_iterations, int threads) {
   for (const ScheduleItem& item : schedule.items) {
     const bool last = &item == &schedule.items.back();
     std::vector<HostBuffer*> v, e;
@@ -94,7 +94,7 @@ void run_schedule_exact(const Schedule& schedule, BufferData& values, BufferData
                                   std::to_string(schedule.items.size()) +
                                   " is past the exact run's budget of " + std::to_string(max_iterations) +
                                   " iterations, and later kernels read it");
-      run_kernel_ast_exact(item.ast, v, e, {}, stride);
+      run_kernel_ast_exact(item.ast, v, e, {}, stride, threads);
     }
   }
 }
@@ -111,10 +111,10 @@ Expected read_expected(const UOp& output, const BufferData& values, const Buffer
 }
 
 Expected expect_output(const Schedule& schedule, const BufferData& buffers, size_t output,
-                       int64_t max_iterations) {
+                       int64_t max_iterations, int threads) {
   BufferData values, bounds;
   for (const auto& [id, b] : buffers) values[id] = std::make_shared<HostBuffer>(widened(*b));
-  run_schedule_exact(schedule, values, bounds, max_iterations);
+  run_schedule_exact(schedule, values, bounds, max_iterations, threads);
   return read_expected(schedule.outputs.at(output), values, bounds);
 }
 

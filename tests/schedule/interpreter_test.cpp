@@ -151,6 +151,33 @@ TEST(AstInterpreter, AnExactRunOnThreadsIsTheRunOnOne) {
   }
 }
 
+// A whole schedule's exact run (what `run --check` and a workload's cross-check compute) passes its
+// threads to each kernel: the same expectation, several kernels deep and sampled at the last.
+TEST(AstInterpreter, AScheduleRunOnThreadsIsTheRunOnOne) {
+  int sampled_runs = 0;
+  for (const char* spec : {"softmax:M=7,N=13", "layernorm:M=5,N=9", "matmul:M=33,N=17,K=9", "mlp:B=4,IN=8,HIDDEN=16,OUT=8"}) {
+    const Workload w = make_workload(spec);
+    const Schedule s = create_schedule({w.output.uop()});
+    // Sampled where only the last kernel is past the budget (an earlier one past it throws).
+    std::vector<int64_t> budgets = {INT64_MAX};
+    int64_t earlier = 0;
+    for (size_t i = 0; i + 1 < s.items.size(); i++)
+      if (!s.items[i].is_copy()) earlier = std::max(earlier, ast_iterations(s.items[i].ast));
+    if (const int64_t sampled = ast_iterations(s.items.back().ast) / 5; sampled >= earlier) budgets.push_back(sampled);
+    for (int64_t budget : budgets) {
+      SCOPED_TRACE(std::string(spec) + ", budget " + std::to_string(budget));
+      sampled_runs += budget != INT64_MAX;
+      const Expected one = expect_output(s, w.output.buffers(), 0, budget, 1);
+      const Expected two = expect_output(s, w.output.buffers(), 0, budget, 2);
+      EXPECT_EQ(two.value, one.value);
+      ASSERT_EQ(two.bound.size(), one.bound.size());
+      for (size_t k = 0; k < one.bound.size(); k++)
+        ASSERT_EQ(std::isnan(two.bound[k]) ? -1 : two.bound[k], std::isnan(one.bound[k]) ? -1 : one.bound[k]) << k;
+    }
+  }
+  EXPECT_GE(sampled_runs, 1);
+}
+
 TEST(AstInterpreter, RejectsAnAstWithoutStores) {
   const UOp g = UOp::make(Ops::DEFINE_GLOBAL, dtypes::float32.ptr_to(4), {}, int64_t{0});
   EXPECT_THROW(run_kernel_ast(UOp::make(Ops::SINK, dtypes::void_, {g}), {}), AstInterpreterError);

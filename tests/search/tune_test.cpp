@@ -110,25 +110,50 @@ TEST_F(TuneDriver, FaultsAreRecordedQuarantinedAndACorrectKernelWins) {
   EXPECT_TRUE(db.integrity_check().empty());
 }
 
+// V:fast (1 us) and V:mid (100 us) tuned by BEAM width 2 in one worker, 5 timed runs, no
+// re-timing (the search's own samples stay), with BASELINE as the target's: the number of samples
+// each candidate's row kept, by opts, and the run's rows in order in ROWS.
+std::map<std::string, size_t> samples_of_fast_and_mid(TuneDriver& f, std::optional<Path> baseline,
+                                                      std::vector<std::string>& rows) {
+  VariantSpace two{{{"fast", doubling(1)}, {"mid", doubling(100)}}};
+  TuneTarget t = synthetic_target(two, f.root);
+  t.kernel = f.target.kernel;
+  t.baseline = baseline;
+  WorkerPool pool({.workers = 1});
+  auto db = results::TuningDb::open(f.db_path(), results::TuningDb::Mode::create);
+  auto beam = make_beam({.width = 2});
+  TuneOptions o = f.options();
+  o.timing.runs = 5;
+  o.top_k = 1;
+  TuneResult r = tune(t, *beam, pool, db, o);
+  EXPECT_EQ(r.opts, "V:fast");
+  for (const results::CommittedCandidate& c : db.candidates_of_run(r.run_id)) rows.push_back(c.opts);
+  std::map<std::string, size_t> samples;
+  for (const results::CandidateRow& c : db.history(db.kernel(t.kernel.hash)->id)) samples[c.opts] = c.samples_us.size();
+  return samples;
+}
+
 // The early-stop bar falls as a batch comes in. One worker runs the level in order: V:fast
 // (1 us), then V:mid (100 us), which is under 3x the root (50 us), the bar the batch began with,
 // but far over 3x V:fast: it stops after one sample, with no warm-up after its verification.
 TEST_F(TuneDriver, TheEarlyStopBarFallsWithinABatch) {
-  VariantSpace two{{{"fast", doubling(1)}, {"mid", doubling(100)}}};
-  TuneTarget t = synthetic_target(two, root);
-  t.kernel = target.kernel;
-  WorkerPool pool({.workers = 1});
-  auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::create);
-  auto beam = make_beam({.width = 2});
-  TuneOptions o = options();
-  o.timing.runs = 5;
-  o.top_k = 1;  // no re-timing: the search's own samples stay
-  TuneResult r = tune(t, *beam, pool, db, o);
-  EXPECT_EQ(r.opts, "V:fast");
-  std::map<std::string, size_t> samples;
-  for (const results::CandidateRow& c : db.history(db.kernel(t.kernel.hash)->id)) samples[c.opts] = c.samples_us.size();
+  std::vector<std::string> rows;
+  std::map<std::string, size_t> samples = samples_of_fast_and_mid(*this, std::nullopt, rows);
   EXPECT_EQ(samples[""], 5u);
   EXPECT_EQ(samples["V:fast"], 5u);
+  EXPECT_EQ(samples["V:mid"], 1u);
+}
+
+// The baseline (the default opts) is measured before the search, outside its budget, so the
+// early-stop bar is low from the first proposal on: the root (50 us) is over 3x V:fast (1 us)
+// and gets one sample, not the five it gets above, where the search must find V:fast first. BEAM
+// proposing the baseline's opts gets its row's cost: V:fast is measured once.
+TEST_F(TuneDriver, TheBaselineIsMeasuredFirstAndSetsTheEarlyStopBar) {
+  std::vector<std::string> rows;
+  std::map<std::string, size_t> samples = samples_of_fast_and_mid(*this, Path{0}, rows);
+  EXPECT_EQ(rows, (std::vector<std::string>{"V:fast", "", "V:mid"}));
+  EXPECT_EQ(samples["V:fast"], 5u);
+  EXPECT_EQ(samples[""], 1u);
   EXPECT_EQ(samples["V:mid"], 1u);
 }
 
@@ -159,34 +184,6 @@ TEST_F(TuneDriver, AVariantThatRendersAnotherOnesSourceIsNotRunAgain) {
   EXPECT_EQ(again.reused, 2);
   EXPECT_EQ(again.measured, 1);  // V:slower
   EXPECT_EQ(again.skipped_duplicate, 1);
-}
-
-// The baseline (the default opts) is measured before the search, outside its budget, so the
-// early-stop bar is low from the first proposal on: the root (50 us) is over 3x V:fast (1 us)
-// and gets one sample, not the five it gets where the search must find V:fast first
-// (TheEarlyStopBarFallsWithinABatch). BEAM proposing the baseline's opts gets its row's cost.
-TEST_F(TuneDriver, TheBaselineIsMeasuredFirstAndSetsTheEarlyStopBar) {
-  VariantSpace two{{{"fast", doubling(1)}, {"mid", doubling(100)}}};
-  TuneTarget t = synthetic_target(two, root);
-  t.kernel = target.kernel;
-  t.baseline = Path{0};
-  WorkerPool pool({.workers = 1});
-  auto db = results::TuningDb::open(db_path(), results::TuningDb::Mode::create);
-  auto beam = make_beam({.width = 2});
-  TuneOptions o = options();
-  o.timing.runs = 5;
-  o.top_k = 1;  // no re-timing: the search's own samples stay
-  TuneResult r = tune(t, *beam, pool, db, o);
-  EXPECT_EQ(r.opts, "V:fast");
-  EXPECT_EQ(r.measured, 3);  // V:fast once, as the baseline, then the root and V:mid
-  std::vector<results::CommittedCandidate> rows = db.candidates_of_run(r.run_id);
-  ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[0].opts, "V:fast");
-  std::map<std::string, size_t> samples;
-  for (const results::CandidateRow& c : db.history(db.kernel(t.kernel.hash)->id)) samples[c.opts] = c.samples_us.size();
-  EXPECT_EQ(samples["V:fast"], 5u);
-  EXPECT_EQ(samples[""], 1u);
-  EXPECT_EQ(samples["V:mid"], 1u);
 }
 
 // A proposal that renders the baseline's source is measured under its own opts: the strategy never

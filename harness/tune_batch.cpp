@@ -170,7 +170,11 @@ std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const S
   if (name == "exhaustive") return search::make_exhaustive({});
   if (name == "model") {
     try {
-      return search::make_model_search({.seed = o.seed, .model = o.cost_model, .prior = o.prior});
+      return search::make_model_search({.seed = o.seed,
+                                        .model = o.cost_model,
+                                        .top_k = o.model_top_k,
+                                        .patience = o.model_patience,
+                                        .prior = o.prior});
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }

@@ -60,6 +60,8 @@ struct StrategyOptions {
   uint64_t seed = 0;
   int width = 2;
   std::string cost_model = "xgboost";
+  int model_top_k = search::ModelParams{}.top_k;        // the model strategy's candidates per step
+  int model_patience = search::ModelParams{}.patience;  // its steps without progress before it stops
   std::shared_ptr<const search::TrainingSet> prior;
 };
 

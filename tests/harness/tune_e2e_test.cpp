@@ -221,6 +221,22 @@ TEST_F(TuneE2E, TheModelStrategyTunesAndReplaysFromTheOtherKernelsMeasurements) 
   ASSERT_EQ(one.size(), 2u);
   EXPECT_EQ(one[1], all.at(2));
   EXPECT_EQ(tunebed("replay --strategy model --cost-model forest --db " + db_).exit_code, 2);
+  // Its knobs: one candidate a step and no second chance propose fewer than four and three.
+  const auto proposed = [&](const std::string& extra) {  // summed over the kernels
+    int64_t n = 0;
+    const std::vector<std::string> replayed = rows(extra);
+    for (size_t i = 1; i < replayed.size(); i++) {
+      std::vector<std::string> f;
+      std::istringstream cells(replayed[i]);
+      for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+      n += std::stoll(f.at(3));
+    }
+    return n;
+  };
+  EXPECT_LT(proposed(" --model-top-k 1 --model-patience 1"), proposed(""));
+  const Result knob = tunebed("replay --strategy model --model-top-k 0 --db " + db_);
+  EXPECT_EQ(knob.exit_code, 2);
+  EXPECT_NE(knob.err.find("--model-top-k must be at least 1"), std::string::npos) << knob.err;
   const Result target = tunebed("replay --target beam:0 --db " + db_);
   EXPECT_EQ(target.exit_code, 2);
   EXPECT_NE(target.err.find("--target must be best or beam:W"), std::string::npos) << target.err;

@@ -144,17 +144,13 @@ int replay_cmd(const std::vector<std::string>& args) {
       ("budget", po::value<int64_t>()->default_value(64), "candidates per kernel at most")             //
       ("seed", po::value<uint64_t>()->default_value(0), "seed of the strategy")                         //
       ("width", po::value<int>()->default_value(4), "beam width")                                       //
-      ("cost-model", po::value<std::string>()->default_value("xgboost"), "the model strategy's model: xgboost or ridge")  //
-      ("model-top-k", po::value<int>()->default_value(search::ModelParams{}.top_k)->value_name("K"),
-       "the model strategy measures its model's top K per step")  //
-      ("model-patience", po::value<int>()->default_value(search::ModelParams{}.patience)->value_name("N"),
-       "the model strategy stops after N steps without progress")  //
       ("train-db", po::value<std::string>()->value_name("FILE"), "the model's training data (default: --db)")  //
       ("target", po::value<std::string>()->default_value("best"), "best (stored) or beam:W")             //
       ("kernel", po::value<std::string>()->value_name("HASH"), "only this kernel (a hash prefix)")      //
       ("device", po::value<std::string>()->value_name("D"), "the device whose measurements to use")     //
       ("curve", po::bool_switch(), "print every candidate's best-so-far")                              //
       ("fill", po::bool_switch(), "measure missing candidates on this machine and replay again");
+  add_model_options(cl);
   add_db_option(cl);
   add_output_options(cl);
   cl.examples = {"tunebed tune matmul:M=64,N=64,K=64 --exhaustive --budget 300 --db full.db",
@@ -167,14 +163,11 @@ int replay_cmd(const std::vector<std::string>& args) {
   const Output out = output_options(*vm);
   const int64_t budget = (*vm)["budget"].as<int64_t>();
   if (budget < 1) throw UsageError("--budget must be at least 1");
-  for (const char* knob : {"model-top-k", "model-patience"})
-    if ((*vm)[knob].as<int>() < 1) throw UsageError(std::string("--") + knob + " must be at least 1");
   const std::optional<int> target = beam_target((*vm)["target"].as<std::string>());
-  Replayer replayer{(*vm)["strategy"].as<std::string>(),
-                    {.seed = (*vm)["seed"].as<uint64_t>(), .width = (*vm)["width"].as<int>(),
-                     .cost_model = (*vm)["cost-model"].as<std::string>(),
-                     .model_top_k = (*vm)["model-top-k"].as<int>(),
-                     .model_patience = (*vm)["model-patience"].as<int>()},
+  StrategyOptions options = model_options(*vm);
+  options.seed = (*vm)["seed"].as<uint64_t>();
+  options.width = (*vm)["width"].as<int>();
+  Replayer replayer{(*vm)["strategy"].as<std::string>(), options,
                     vm->count("train-db") ? std::optional((*vm)["train-db"].as<std::string>()) : std::nullopt,
                     {}};
   make_strategy(replayer.name, replayer.options);  // a bad name fails before any work

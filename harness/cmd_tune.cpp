@@ -89,6 +89,10 @@ struct Batch {
   uint64_t seed = 0;
   bool retune = false;
   int64_t check_iterations = kExactRunBudget;  // of each independent check's exact run
+  StrategyOptions model;  // the model strategy's model and knobs (seed, width: per kernel)
+  bool uses_model() const {
+    return std::ranges::any_of(kernels, [](const BatchKernel& k) { return *k.options.strategy == "model"; });
+  }
 };
 
 KernelLookup lookup_in(std::optional<results::TuningDb>& db, const std::string& path) {
@@ -116,7 +120,8 @@ Batch plan_batch(const po::variables_map& vm, const TuneDefaults& defaults,
   }
   Batch batch{.seed = vm["seed"].as<uint64_t>(),
               .retune = vm["retune"].as<bool>(),
-              .check_iterations = vm["check-budget"].as<int64_t>()};
+              .check_iterations = vm["check-budget"].as<int64_t>(),
+              .model = model_options(vm)};
   std::vector<BatchKernel> all =
       expand(entries, defaults, batch.seed, lookup_in(db, vm["db"].as<std::string>()));
   const Shard shard = vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
@@ -130,10 +135,13 @@ results::RunSpec run_spec(const Batch& batch, const TuneDefaults& defaults) {
   spec.strategy = defaults.strategy;
   for (const BatchKernel& k : batch.kernels)
     if (*k.options.strategy != defaults.strategy) spec.strategy = "mixed";
-  results::JsonRow params =
-      results::parse_json_object(make_strategy(defaults.strategy, {.seed = batch.seed, .width = defaults.width})->params_json());
+  StrategyOptions so = batch.model;
+  so.seed = batch.seed;
+  so.width = defaults.width;
+  results::JsonRow params = results::parse_json_object(make_strategy(defaults.strategy, so)->params_json());
   params.emplace_back("retune", static_cast<int64_t>(batch.retune));
   params.emplace_back("check_iterations", batch.check_iterations);
+  if (batch.uses_model()) store_model_options(batch.model, params);  // a resume searches as this run did
   params.emplace_back("plan", plan_text(batch.kernels));
   spec.params = results::to_json(params);
   spec.seed = static_cast<int64_t>(batch.seed);
@@ -159,7 +167,9 @@ Batch resumed_batch(std::optional<results::TuningDb>& db, const std::string& spe
   std::optional<std::string> plan;
   Batch batch{.seed = static_cast<uint64_t>(run.seed)};
   try {
-    for (const auto& [key, value] : results::parse_json_object(run.params)) {
+    const results::JsonRow params = results::parse_json_object(run.params);
+    load_model_options(params, batch.model);
+    for (const auto& [key, value] : params) {
       if (key == "plan" && std::holds_alternative<std::string>(value)) plan = std::get<std::string>(value);
       if (key == "retune" && std::holds_alternative<int64_t>(value))
         batch.retune = std::get<int64_t>(value) != 0;
@@ -171,6 +181,11 @@ Batch resumed_batch(std::optional<results::TuningDb>& db, const std::string& spe
   if (!plan) throw UsageError("--resume: " + name + " was not started by `tunebed tune` (it stores no plan)");
   batch.kernels = expand(parse_manifest(*plan, name + "'s plan", ""), TuneDefaults{}, batch.seed,
                          lookup_in(db, db->path()));
+  if (batch.uses_model()) try {
+      make_strategy("model", batch.model);
+    } catch (const UsageError& e) {
+      throw UsageError("--resume: " + name + "'s model strategy: " + e.what());
+    }
   return batch;
 }
 
@@ -190,7 +205,7 @@ Session start_session(const po::variables_map& vm, const TuneDefaults& defaults)
   if (vm.count("resume")) {
     for (const char* planned :
          {"workload", "manifest", "shard", "strategy", "exhaustive", "width", "budget", "seconds", "seed", "retune",
-          "check-budget"})
+          "check-budget", "cost-model", "model-top-k", "model-patience"})
       if (vm.count(planned) && !vm[planned].defaulted())
         throw UsageError("--resume finishes the run's own plan with its own options: drop --" +
                          std::string(planned));
@@ -288,6 +303,7 @@ int run(const std::vector<std::string>& args) {
        "iterations of each kernel's exact reference run; a larger kernel is checked on a\n"
        "sample of its outputs (every k-th, k odd)")  //
       ("progress", po::value<std::string>()->default_value("auto"), "auto, live, jsonl or none");
+  add_model_options(cl);
   cl.positional.add("workload", -1);
   cl.examples = {"tunebed tune", "tunebed tune matmul:M=512,N=512,K=512 --strategy annealing --budget 64",
                  "tunebed tune --manifest campaign.txt --shard 2/8 --db shard-2.db --progress=jsonl",
@@ -362,7 +378,9 @@ int run(const std::vector<std::string>& args) {
         t.cross_oracle = "eigen";
       }
       outcome.shape = t.kernel.shape;
-      StrategyOptions so{.seed = batch.seed, .width = *k.options.width};
+      StrategyOptions so = batch.model;
+      so.seed = batch.seed;
+      so.width = *k.options.width;
       if (*k.options.strategy == "model") {
         // The model learns from every other kernel this database measured on the device.
         if (!prior) prior = search::training_set(search::stored_kernels(db), search::fingerprint_of(device));

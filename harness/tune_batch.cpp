@@ -10,6 +10,7 @@
 #include "core/imports/tinygrad_ast.hpp"
 #include "core/ir/text.hpp"
 #include "core/schedule/schedule.hpp"
+#include "search/cost_model.hpp"
 #include "search/kernel_target.hpp"
 #include "core/tensor/workloads.hpp"
 #include "harness/cli.hpp"
@@ -180,6 +181,47 @@ std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const S
     }
   }
   throw UsageError("unknown strategy '" + name + "' (expected beam, random, hill, annealing, exhaustive or model)");
+}
+
+void add_model_options(CommandLine& cl) {
+  const search::ModelParams defaults;
+  cl.options.add_options()                                                                                 //
+      ("cost-model", po::value<std::string>()->default_value(defaults.model), "the model strategy's model: xgboost or ridge")  //
+      ("model-top-k", po::value<int>()->default_value(defaults.top_k)->value_name("K"),
+       "the model strategy measures its model's top K per step")  //
+      ("model-patience", po::value<int>()->default_value(defaults.patience)->value_name("N"),
+       "the model strategy stops after N steps without progress");
+}
+
+StrategyOptions model_options(const po::variables_map& vm) {
+  StrategyOptions o{.cost_model = vm["cost-model"].as<std::string>(),
+                    .model_top_k = vm["model-top-k"].as<int>(),
+                    .model_patience = vm["model-patience"].as<int>()};
+  try {
+    search::make_cost_model(o.cost_model, 0);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--cost-model: " + std::string(e.what()));
+  }
+  for (const char* knob : {"model-top-k", "model-patience"})
+    if (vm[knob].as<int>() < 1) throw UsageError(std::string("--") + knob + " must be at least 1");
+  return o;
+}
+
+void store_model_options(const StrategyOptions& options, results::JsonRow& params) {
+  params.emplace_back("cost_model", options.cost_model);
+  params.emplace_back("model_top_k", static_cast<int64_t>(options.model_top_k));
+  params.emplace_back("model_patience", static_cast<int64_t>(options.model_patience));
+}
+
+void load_model_options(const results::JsonRow& params, StrategyOptions& options) {
+  for (const auto& [key, value] : params) {
+    if (key == "cost_model" && std::holds_alternative<std::string>(value))
+      options.cost_model = std::get<std::string>(value);
+    if (key == "model_top_k" && std::holds_alternative<int64_t>(value))
+      options.model_top_k = static_cast<int>(std::get<int64_t>(value));
+    if (key == "model_patience" && std::holds_alternative<int64_t>(value))
+      options.model_patience = static_cast<int>(std::get<int64_t>(value));
+  }
 }
 
 }  // namespace tunebed::cli

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "core/ir/uop.hpp"
+#include "harness/cli.hpp"
 #include "harness/manifest.hpp"
+#include "results/json_lines.hpp"
 #include "search/strategy.hpp"
 
 namespace tunebed::cli {
@@ -68,5 +70,15 @@ struct StrategyOptions {
 // "beam", "random", "hill", "annealing", "exhaustive" or "model"; anything else is a UsageError
 // listing them.
 std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const StrategyOptions& options);
+
+// The model strategy's options of `tune` and `replay`: --cost-model, --model-top-k,
+// --model-patience. model_options reads them into StrategyOptions' model fields; an unknown
+// model or a value under 1 is a UsageError naming the flag.
+void add_model_options(CommandLine& cl);
+StrategyOptions model_options(const po::variables_map& vm);
+// The model fields of OPTIONS as a run's params (cost_model, model_top_k, model_patience), and
+// back: load_model_options sets the fields PARAMS holds and leaves the others.
+void store_model_options(const StrategyOptions& options, results::JsonRow& params);
+void load_model_options(const results::JsonRow& params, StrategyOptions& options);
 
 }  // namespace tunebed::cli

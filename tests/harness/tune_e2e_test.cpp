@@ -244,6 +244,39 @@ TEST_F(TuneE2E, TheModelStrategyTunesAndReplaysFromTheOtherKernelsMeasurements) 
   EXPECT_EQ(tunebed("replay --target best --db " + db_).exit_code, 0);
 }
 
+// The model strategy's model and knobs are the run's: tune stores them with it, bad values are
+// usage errors, and a resume searches with the stored ones (a stored model that is not one is
+// named), never with new flags.
+TEST_F(TuneE2E, TheModelsSettingsAreTheRunsAndAResumeKeepsThem) {
+  const std::string knobs = " --strategy model --cost-model ridge --model-top-k 2 --model-patience 1";
+  ASSERT_EQ(tune("matmul:M=16,N=16,K=16 --budget 6" + knobs).exit_code, 0);
+  std::string params;
+  {
+    auto db = results::TuningDb::open(db_, results::TuningDb::Mode::existing);
+    results::Statement run = results::raw_connection(db).prepare("SELECT params FROM runs");
+    ASSERT_TRUE(run.step());
+    params = run.column_text(0);
+    results::raw_connection(db).exec(
+        "UPDATE runs SET status = 'running', params = replace(params, '\"cost_model\":\"ridge\"', "
+        "'\"cost_model\":\"forest\"')");
+  }
+  for (const char* stored : {"\"model\":\"ridge\"", "\"top_k\":2", "\"patience\":1", "\"cost_model\":\"ridge\"",
+                             "\"model_top_k\":2", "\"model_patience\":1"})
+    EXPECT_NE(params.find(stored), std::string::npos) << stored << " in " << params;
+  const Result resumed = tunebed("tune --resume 1 --db " + db_);
+  EXPECT_EQ(resumed.exit_code, 2);
+  EXPECT_NE(resumed.err.find("--resume: run 1's model strategy: unknown cost model 'forest'"),
+            std::string::npos)
+      << resumed.err;
+  const Result flag = tunebed("tune --resume 1 --model-top-k 3 --db " + db_);
+  EXPECT_EQ(flag.exit_code, 2);
+  EXPECT_NE(flag.err.find("drop --model-top-k"), std::string::npos) << flag.err;
+  const Result zero = tune("matmul:M=16,N=16,K=16 --strategy model --model-patience 0");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("--model-patience must be at least 1"), std::string::npos) << zero.err;
+  EXPECT_EQ(tune("matmul:M=16,N=16,K=16 --strategy model --cost-model forest").exit_code, 2);
+}
+
 // --check-budget bounds each kernel's exact reference run: past it the kernel is checked on an
 // odd-strided sample of its outputs (32^3 iterations / 1000: every 33rd of 1024), its check says
 // how many it left unverified, and the run stores the budget it was checked with.

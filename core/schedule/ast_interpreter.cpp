@@ -281,9 +281,7 @@ class KernelRun {
     }
   }
 
-  // Whether the parts of run() may run at once, each in a KernelRun of its own: every STORE
-  // writes each position from one index only (so no two parts write one element, and none
-  // depends on which wrote last), and no LOAD reads a buffer a STORE writes.
+  // Whether the parts of run() may run at once, each in a KernelRun of its own (exact_run_splits).
   bool splittable() const {
     for (const Node& st : nodes_) {
       if (st.op != Ops::STORE) continue;
@@ -541,9 +539,8 @@ void run_kernel_ast_exact(const UOp& ast, const std::vector<HostBuffer*>& values
                           int64_t sample_stride, int threads) {
   if (ast.op() != Ops::SINK) fail(ast, "a kernel AST is a SINK of STOREs");
   if (sample_stride < 1) fail(ast, "a sample stride below 1");
+  const int64_t parts = threads > 1 && exact_run_splits(ast, values, vars) ? threads : 1;
   std::vector<std::unique_ptr<KernelRun>> runs;
-  runs.push_back(std::make_unique<KernelRun>(ast, values, vars, &bounds, sample_stride));
-  const int64_t parts = runs[0]->splittable() ? std::max(threads, 1) : 1;
   while (static_cast<int64_t>(runs.size()) < parts)  // built before any runs: each reads the bounds
     runs.push_back(std::make_unique<KernelRun>(ast, values, vars, &bounds, sample_stride));
   std::vector<std::future<void>> rest;
@@ -551,6 +548,10 @@ void run_kernel_ast_exact(const UOp& ast, const std::vector<HostBuffer*>& values
     rest.push_back(std::async(std::launch::async, [&runs, part, parts] { runs[static_cast<size_t>(part)]->run(part, parts); }));
   runs[0]->run(0, parts);
   for (std::future<void>& f : rest) f.get();
+}
+
+bool exact_run_splits(const UOp& ast, const std::vector<HostBuffer*>& bufs, const VarVals& vars) {
+  return KernelRun(ast, bufs, vars).splittable();
 }
 
 int64_t sample_stride(int64_t iterations, int64_t max_iterations) {

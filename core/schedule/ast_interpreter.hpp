@@ -45,11 +45,17 @@ void run_kernel_ast(const UOp& ast, const std::vector<HostBuffer*>& bufs, const 
 // same length with the bound of each of its elements; STOREs write both. With SAMPLE_STRIDE k > 1
 // each STORE computes every k-th element of its index space only; the others get a NaN bound
 // (unknown: check_output counts them unverified). With THREADS > 1 the STOREs' index spaces are
-// split among that many threads where that cannot change the result (every STORE contiguous, no
-// LOAD of a buffer the kernel writes); otherwise, and by default, it runs on the calling thread.
+// split among that many threads where that cannot change the result (exact_run_splits); otherwise,
+// and by default, it runs on the calling thread.
 void run_kernel_ast_exact(const UOp& ast, const std::vector<HostBuffer*>& values,
                           const std::vector<HostBuffer*>& bounds, const VarVals& vars = {},
                           int64_t sample_stride = 1, int threads = 1);
+
+// Whether run_kernel_ast_exact may split AST's STOREs over threads: every STORE writes each
+// position from one index only (no two parts write one element, and none depends on which wrote
+// last), and no LOAD reads a buffer a STORE writes (no part reads what another writes). BUFS as
+// run_kernel_ast's.
+bool exact_run_splits(const UOp& ast, const std::vector<HostBuffer*>& bufs, const VarVals& vars = {});
 
 // The exact run's budget where a check has to stay interactive (the tuner's independent check,
 // `tunebed run --check`): about 7 s of the interpreter on one of this project's 2 cores (a 512³ matmul,

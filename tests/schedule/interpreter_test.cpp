@@ -151,6 +151,32 @@ TEST(AstInterpreter, AnExactRunOnThreadsIsTheRunOnOne) {
   }
 }
 
+// The split's guard (exact_run_splits): out[i] = 2 in[i] over 3 elements splits; a STORE whose view
+// sends every index to one element, or a kernel that LOADs the buffer it STOREs, stays on one
+// thread, where split parts would race for an element or read what another part writes.
+TEST(AstInterpreter, AnExactRunSplitsOnlyWhereNoPartCanTouchAnothersElements) {
+  const auto kernel = [](int store_stride, int load_from) {
+    const auto view = [](int stride, int of) {
+      return "VIEW float32.ptr(3) arg=ShapeTracker(views=(View(shape=(3,), strides=(" + std::to_string(stride) +
+             ",), offset=0, mask=None, contiguous=" + (stride == 1 ? "True" : "False") + "),)) src=(u" +
+             std::to_string(of) + ")\n";
+    };
+    return parse_uop("u0 = DEFINE_GLOBAL float32.ptr(3) arg=0\n"
+                     "u1 = " + view(store_stride, 0) +
+                     "u2 = DEFINE_GLOBAL float32.ptr(3) arg=1\n"
+                     "u3 = " + view(1, load_from) +
+                     "u4 = LOAD float32 src=(u3)\n"
+                     "u5 = ADD float32 src=(u4, u4)\n"
+                     "u6 = STORE void src=(u1, u5)\n"
+                     "u7 = SINK void src=(u6)\n");
+  };
+  HostBuffer out(dtypes::float32, 3), in(dtypes::float32, 3);
+  const std::vector<HostBuffer*> bufs = {&out, &in};
+  EXPECT_TRUE(exact_run_splits(kernel(1, 2), bufs));
+  EXPECT_FALSE(exact_run_splits(kernel(0, 2), bufs));  // every index stores element 0
+  EXPECT_FALSE(exact_run_splits(kernel(1, 0), bufs));  // in place: out[i] = 2 out[i]
+}
+
 // A whole schedule's exact run (what `run --check` and a workload's cross-check compute) passes its
 // threads to each kernel: the same expectation, several kernels deep and sampled at the last.
 TEST(AstInterpreter, AScheduleRunOnThreadsIsTheRunOnOne) {

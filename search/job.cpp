@@ -1,5 +1,6 @@
 #include "search/job.hpp"
 
+#include <atomic>
 #include <stdexcept>
 
 namespace tunebed::search {
@@ -77,18 +78,46 @@ static CandidateStatus get_status(WireReader& r) {
 
 // --- messages ---
 
+std::shared_ptr<const JobData> share(JobData data) {
+  static std::atomic<uint64_t> next{1};
+  data.id = next++;
+  return std::make_shared<const JobData>(std::move(data));
+}
+
+Message encode(const JobData& data) {
+  WireWriter w(MessageKind::data);
+  w.i64(static_cast<int64_t>(data.id));
+  put(w, data.vars, data.buffers);
+  w.i64(data.output);
+  w.u8(data.expected.has_value());
+  if (data.expected) {
+    put(w, data.expected->value);
+    w.u8(static_cast<uint8_t>(data.expected->dtype.scalar));
+    put_samples(w, data.expected->bound);
+  }
+  return w.bytes();
+}
+
+JobData decode_data(WireReader& r) {
+  JobData data;
+  data.id = static_cast<uint64_t>(r.i64("data id"));
+  get_args(r, data.vars, data.buffers);
+  data.output = static_cast<int>(r.i64("output index"));
+  if (r.u8("has expected")) {
+    Expected& e = data.expected.emplace();
+    e.value = get_buffer(r);
+    e.dtype = DType(get_scalar(r));
+    e.bound = get_samples(r);
+  }
+  r.expect_end();
+  return data;
+}
+
 Message encode(const Job& job) {
   WireWriter w(MessageKind::job);
   w.str(job.device);
   put(w, job.kernel);
-  put(w, job.vars, job.buffers);
-  w.i64(job.output);
-  w.u8(job.expected.has_value());
-  if (job.expected) {
-    put(w, job.expected->value);
-    w.u8(static_cast<uint8_t>(job.expected->dtype.scalar));
-    put_samples(w, job.expected->bound);
-  }
+  w.i64(static_cast<int64_t>(job.data->id));
   w.u8(job.return_output);
   w.i64(job.timing.warmup);
   w.i64(job.timing.runs);
@@ -99,18 +128,13 @@ Message encode(const Job& job) {
   return w.bytes();
 }
 
-Job decode_job(WireReader& r) {
+Job decode_job(WireReader& r, const std::shared_ptr<const JobData>& held) {
   Job job;
   job.device = r.str("device");
   job.kernel = get_kernel(r);
-  get_args(r, job.vars, job.buffers);
-  job.output = static_cast<int>(r.i64("output index"));
-  if (r.u8("has expected")) {
-    Expected& e = job.expected.emplace();
-    e.value = get_buffer(r);
-    e.dtype = DType(get_scalar(r));
-    e.bound = get_samples(r);
-  }
+  const auto id = static_cast<uint64_t>(r.i64("data id"));
+  if (!held || held->id != id) throw std::runtime_error("a job names data " + std::to_string(id) + " the worker was not sent");
+  job.data = held;
   job.return_output = r.u8("return output");
   job.timing.warmup = static_cast<int>(r.i64("warmup"));
   job.timing.runs = static_cast<int>(r.i64("runs"));

@@ -210,36 +210,40 @@ class TuneCost : public CostFunction {
 
 // The job every candidate starts from: the target's buffers filled from the input seed.
 Job prototype(const TuneTarget& target, const TuneOptions& options) {
+  JobData data;
+  data.buffers = target.buffers;
+  for (size_t i = 0; i < data.buffers.size(); i++)
+    fill_random(data.buffers[i], hash_mix(options.input_seed, i));
+  data.output = target.output;
+  data.vars = target.vars;
   Job job;
   job.device = options.device;
-  job.buffers = target.buffers;
-  for (size_t i = 0; i < job.buffers.size(); i++)
-    fill_random(job.buffers[i], hash_mix(options.input_seed, i));
-  job.output = target.output;
-  job.vars = target.vars;
+  job.data = share(std::move(data));
   job.timing = options.timing;
   return job;
 }
 
-// Step 1: the unoptimized kernel against the target's oracle. Sets proto.expected for the
-// candidates; the returned check says whether the root agreed.
+// Step 1: the unoptimized kernel against the target's oracle. Gives proto's data the expected
+// output, for the candidates; the returned check says whether the root agreed.
 results::KernelCheck check_root(TuneTarget& target, WorkerPool& pool, Job& proto, int64_t kernel_id,
                                 int64_t device_id) {
   results::KernelCheck check{.kernel_id = kernel_id, .device_id = device_id, .oracle = target.oracle};
   // The oracles run on threads of their own while a worker compiles and runs the root: it is not
   // timed here, so nothing it measures is disturbed by them.
   const std::shared_future<Expected> expected =
-      std::async(std::launch::async, [&target, &buffers = proto.buffers] { return target.expect(buffers); }).share();
+      std::async(std::launch::async, [&target, &buffers = proto.data->buffers] { return target.expect(buffers); }).share();
   std::future<std::optional<std::string>> cross;
   if (target.cross_check)
-    cross = std::async(std::launch::async, target.cross_check, std::cref(proto.buffers), std::cref(expected));
+    cross = std::async(std::launch::async, target.cross_check, std::cref(proto.data->buffers), std::cref(expected));
   Job job = proto;
   job.kernel = target.render(Path{});
   job.return_output = true;  // and checked here, so that the verdict keeps its numbers
   job.timing.warmup = 0;
   job.timing.runs = 0;
   const JobResult r = pool.run({job})[0];
-  proto.expected = expected.get();
+  JobData data = *proto.data;
+  data.expected = expected.get();
+  proto.data = share(std::move(data));
   if (const std::optional<std::string> disagreement = cross.valid() ? cross.get() : std::nullopt) {
     check.oracle += "+" + target.cross_oracle;
     if (!disagreement->empty()) {
@@ -253,7 +257,7 @@ results::KernelCheck check_root(TuneTarget& target, WorkerPool& pool, Job& proto
     check.message = "the unoptimized kernel " + std::string(results::to_string(r.status)) + ": " + r.message;
     return check;
   }
-  const Verdict v = check_output(*r.output, *proto.expected);
+  const Verdict v = check_output(*r.output, *proto.data->expected);
   check.status = v.ok ? "ok" : "wrong";
   check.max_error = v.max_error;
   check.worst_ratio = v.worst_ratio;
@@ -268,8 +272,8 @@ std::optional<Decision> retime(TuneTarget& target, WorkerPool& pool, const Job& 
                                const std::vector<Path>& states, std::optional<int> incumbent) {
   RetimeJob job;
   job.device = options.device;
-  job.buffers = proto.buffers;
-  job.vars = proto.vars;
+  job.buffers = proto.data->buffers;
+  job.vars = proto.data->vars;
   job.policy = options.decision;
   job.incumbent = incumbent;
   // Every round of every candidate may take up to the run timeout, plus the max_seconds of rounds

@@ -3,8 +3,9 @@
 // For each Job it reads, the worker opens the device (once per spec, in the worker, so the
 // parent never holds a device), compiles the source and answers `compiled` with the compile
 // time, then waits for `go`: the pool lets one worker at a time run and time, so compiles
-// proceed in parallel while timings do not disturb one another. On `go` it copies the buffers
-// into fresh device buffers (the output poisoned: check.hpp's poisoned()), runs once, verifies
+// proceed in parallel while timings do not disturb one another. A job's JobData comes before it,
+// once per kernel, and stays in device buffers of its own. On `go` it copies the data into them
+// again (the output poisoned: check.hpp's poisoned()), runs once, verifies
 // against the reference, and if correct times the kernel (measure_samples), reusing the verified
 // run as the first warm-up, or as the first sample when it was long. A compile error answers
 // `result` at once.

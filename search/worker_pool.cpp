@@ -26,7 +26,7 @@ int worker_count(const PoolOptions& options) {
 }  // namespace
 
 WorkerPool::WorkerPool(PoolOptions options)
-    : options_(options), workers_(worker_count(options), serve_jobs), slots_(workers_.size()) {}
+    : options_(options), workers_(worker_count(options), serve_jobs), slots_(workers_.size()), held_(slots_.size(), 0) {}
 
 std::vector<JobResult> WorkerPool::run(const std::vector<Job>& jobs,
                                        const std::function<void(int, const JobResult&)>& on_result) {
@@ -49,6 +49,7 @@ std::vector<JobResult> WorkerPool::run(const std::vector<Job>& jobs,
   // The worker died or overran (the supervisor has replaced it already): the job is STATUS.
   auto abandon = [&](int worker, CandidateStatus status, std::string message) {
     std::erase(waiting, worker);
+    held_[worker] = 0;  // its replacement holds no data
     finish(worker, JobResult{.status = status, .message = std::move(message)});
   };
 
@@ -66,6 +67,11 @@ std::vector<JobResult> WorkerPool::run(const std::vector<Job>& jobs,
         const int j = pending.front();
         pending.pop_front();
         slots_[w] = {Phase::compiling, j, std::nullopt};
+        if (held_[w] != jobs[j].data->id) {
+          workers_.send(w, encode(*jobs[j].data));
+          held_[w] = jobs[j].data->id;
+          data_sent_++;
+        }
         workers_.send(w, encode(jobs[j]));
         workers_.watch(w, jobs[j].timing.compile_timeout_s);
       }
@@ -114,6 +120,7 @@ RetimeResult WorkerPool::retime(const RetimeJob& job) {
   }
   workers_.unwatch(0);
   RetimeResult r;
+  if (e->kind != ChildEvent::Kind::message) held_[0] = 0;  // replaced
   if (e->kind == ChildEvent::Kind::timed_out) {
     r.status = CandidateStatus::timeout;
     r.message = "re-timing took longer than " + seconds_text(job.timeout_s) + "; worker killed";

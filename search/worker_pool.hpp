@@ -6,6 +6,7 @@
 // deadlines, replacement), one per core by default, each running worker.hpp's serve_jobs. A job
 // goes:
 //
+//   parent --data--> worker         the kernel's buffers and expected output, once per worker
 //   parent --job--> worker          compiles, within the job's compile timeout
 //   parent <--compiled-- worker     waits for its turn
 //   parent --go--> worker           runs, verifies, times, within the job's run timeout
@@ -40,6 +41,7 @@ struct PoolOptions {
 struct PoolStats {
   int64_t jobs = 0;
   int64_t workers_replaced = 0;  // after a crash or a timeout
+  int64_t data_sent = 0;         // JobData messages: one per worker and kernel, again after a replacement
 };
 
 class WorkerPool {
@@ -47,7 +49,7 @@ class WorkerPool {
   explicit WorkerPool(PoolOptions options = {});
 
   int size() const { return workers_.size(); }
-  PoolStats stats() const { return {jobs_, workers_.replaced()}; }
+  PoolStats stats() const { return {jobs_, workers_.replaced(), data_sent_}; }
 
   // Runs every job, up to size() at once, and returns their results in job order. ON_RESULT,
   // if given, hears each result as it arrives (job index, result), so the caller can commit it
@@ -70,7 +72,8 @@ class WorkerPool {
   PoolOptions options_;
   Supervisor workers_;
   std::vector<Slot> slots_;
-  int64_t jobs_ = 0;
+  std::vector<uint64_t> held_;  // per worker: the id of the JobData it was sent last (0: none)
+  int64_t jobs_ = 0, data_sent_ = 0;
 };
 
 }  // namespace tunebed::search

@@ -125,25 +125,36 @@ TEST(Verify, SeededInputsAreReproducibleAndInRange) {
 
 RC_GTEST_PROP(Wire, a_job_and_its_result_survive_the_round_trip,
               (std::string source, std::vector<int32_t> vars)) {
+  JobData data;
+  data.vars = vars;
+  data.buffers = {HostBuffer(dtypes::float16, *rc::gen::inRange(0, 5)), HostBuffer(dtypes::int64, 2)};
+  data.output = 1;
+  data.expected = Expected{dtypes::float16, HostBuffer(dtypes::float64, 2), {0.5, INFINITY}};
   Job job;
   job.kernel = {source, "k", {{*rc::gen::inRange(1, 9), 1, 1}, {1, 2, 3}}};
-  job.vars = vars;
-  job.buffers = {HostBuffer(dtypes::float16, *rc::gen::inRange(0, 5)), HostBuffer(dtypes::int64, 2)};
-  job.output = 1;
-  job.expected = Expected{dtypes::float16, HostBuffer(dtypes::float64, 2), {0.5, INFINITY}};
+  job.data = share(std::move(data));
   job.timing.early_stop_s = 0.25;
   job.timing.max_seconds = 0.125;
+  WireReader d(encode(*job.data));
+  RC_ASSERT(d.kind<MessageKind>() == MessageKind::data);
+  const auto held = std::make_shared<const JobData>(decode_data(d));
+  RC_ASSERT(held->id == job.data->id);
+  RC_ASSERT(held->vars == vars);
+  RC_ASSERT(held->buffers == job.data->buffers);
+  RC_ASSERT(held->output == 1);
+  RC_ASSERT(held->expected->dtype == job.data->expected->dtype);
+  RC_ASSERT(held->expected->value == job.data->expected->value);
+  RC_ASSERT(held->expected->bound == job.data->expected->bound);
   WireReader r(encode(job));
   RC_ASSERT(r.kind<MessageKind>() == MessageKind::job);
-  Job back = decode_job(r);
+  WireReader stale(encode(job));
+  stale.kind<MessageKind>();
+  RC_ASSERT_THROWS_AS(decode_job(stale, nullptr), std::runtime_error);  // data it was never sent
+  Job back = decode_job(r, held);
+  RC_ASSERT(back.data == held);
   RC_ASSERT(back.kernel.source == source);
   RC_ASSERT(back.kernel.dims.global == job.kernel.dims.global);
   RC_ASSERT(back.kernel.dims.local == job.kernel.dims.local);
-  RC_ASSERT(back.vars == vars);
-  RC_ASSERT(back.buffers == job.buffers);
-  RC_ASSERT(back.expected->dtype == job.expected->dtype);
-  RC_ASSERT(back.expected->value == job.expected->value);
-  RC_ASSERT(back.expected->bound == job.expected->bound);
   RC_ASSERT(back.timing.early_stop_s == job.timing.early_stop_s);
   RC_ASSERT(back.timing.max_seconds == job.timing.max_seconds);
 

@@ -23,16 +23,24 @@ std::string kernel(const std::string& name, const std::string& body) {
 
 const std::string add_one_body = "  for (int i = 0; i < 256; i++) out[i] = in[i] + 1.0f;";
 
-Job job_for(const std::string& name, const std::string& body, double timeout_s = 5) {
-  Job job;
-  job.kernel = {kernel(name, body), name, {}};
+// out = in + 1 on 256 floats, with the expected output unless VERIFIED is false.
+std::shared_ptr<const JobData> add_one_data(bool verified = true) {
+  JobData data;
   HostBuffer in(dtypes::float32, kN);
   fill_random(in, 7);
-  job.buffers = {HostBuffer(dtypes::float32, kN), in};
-  job.output = 0;
+  data.buffers = {HostBuffer(dtypes::float32, kN), in};
+  data.output = 0;
   HostBuffer ref(dtypes::float32, kN);
   for (int i = 0; i < kN; i++) ref.set_float(i, static_cast<float>(in.get_float(i)) + 1.0f);
-  job.expected = exact(ref);  // the kernel rounds in+1 to float32 as ref did: exactly equal
+  if (verified) data.expected = exact(ref);  // the kernel rounds in+1 to float32 as ref did: exactly equal
+  return share(std::move(data));
+}
+
+Job job_for(const std::string& name, const std::string& body, double timeout_s = 5,
+            std::shared_ptr<const JobData> data = add_one_data()) {
+  Job job;
+  job.kernel = {kernel(name, body), name, {}};
+  job.data = std::move(data);
   job.timing = {.warmup = 1, .runs = 3, .early_stop_s = std::nullopt, .timeout_s = timeout_s};
   return job;
 }
@@ -83,6 +91,27 @@ TEST(WorkerPool, RecordsEveryFaultAndTheCorrectKernelWins) {
   EXPECT_EQ(again[1].status, CandidateStatus::ok) << again[1].message;
 }
 
+// A kernel's data crosses to a worker once, and each job starts from it again: what one candidate
+// wrote into an input or left in the output does not reach the next on the same worker.
+TEST(WorkerPool, JobsShareTheirDataButNotWhatACandidateLeftInIt) {
+  WorkerPool pool({.workers = 1});
+  const std::shared_ptr<const JobData> data = add_one_data();
+  std::vector<JobResult> r = pool.run({
+      job_for("add_one", add_one_body, 5, data),
+      job_for("skip_last", "  for (int i = 0; i < 255; i++) out[i] = in[i] + 1.0f;", 5, data),
+      job_for("scribble", "  for (int i = 0; i < 256; i++) { out[i] = in[i] + 1.0f; ((float*)in)[i] = 0; }", 5, data),
+      job_for("add_one", add_one_body, 5, data),
+  });
+  EXPECT_EQ(r[0].status, CandidateStatus::ok) << r[0].message;
+  EXPECT_EQ(r[1].status, CandidateStatus::wrong);  // not passed by the output job 0 left behind
+  EXPECT_NE(r[1].message.find("element 255 was never written"), std::string::npos) << r[1].message;
+  EXPECT_EQ(r[2].status, CandidateStatus::ok) << r[2].message;  // verified before it scribbled
+  EXPECT_EQ(r[3].status, CandidateStatus::ok) << r[3].message;  // the input is the data's again
+  EXPECT_EQ(pool.stats().data_sent, 1);
+  pool.run({job_for("add_one", add_one_body)});  // other data
+  EXPECT_EQ(pool.stats().data_sent, 2);
+}
+
 TEST(WorkerPool, AnUnwrittenOutputElementIsWrong) {
   WorkerPool pool({.workers = 1});
   JobResult r = pool.run({job_for("skip_last", "  for (int i = 0; i < 255; i++) out[i] = in[i] + 1.0f;")})[0];
@@ -110,9 +139,8 @@ TEST(WorkerPool, EarlyStopCutsTimingOfASlowCandidate) {
 
 TEST(WorkerPool, ReturnsTheOutputWhenAsked) {
   WorkerPool pool({.workers = 1});
-  Job job = job_for("add_one", add_one_body);
-  const HostBuffer expected = job.expected->value;
-  job.expected.reset();
+  Job job = job_for("add_one", add_one_body, 5, add_one_data(false));
+  const HostBuffer expected = add_one_data()->expected->value;
   job.return_output = true;
   JobResult r = pool.run({job})[0];
   ASSERT_EQ(r.status, CandidateStatus::ok) << r.message;
@@ -129,7 +157,7 @@ TEST(WorkerPool, RetimeRunsEveryKernelInterleaved) {
   RetimeJob job;
   job.kernels = {a.kernel,
                  job_for("add_one_slow", "  for (int r = 0; r < 200; r++)\n" + add_one_body).kernel};
-  job.buffers = a.buffers;
+  job.buffers = a.data->buffers;
   job.policy = {.min_rounds = 5, .max_rounds = 5};
   job.incumbent = 1;  // the slow one holds the title, and loses it: 200x is beyond any noise
   RetimeResult r = pool.retime(job);

@@ -164,6 +164,12 @@ double SumBound::bound(const DType& dtype) {
   return sum_bounds_ + g * (unit_roundoff(dtype) * held + rounding_bound(dtype, 0));
 }
 
+double add_error_bound(const DType& d, double ea, double eb, double r) { return finish(d, ea + eb, r); }
+
+double mul_error_bound(const DType& d, double a, double b, double ea, double eb, double r) {
+  return finish(d, std::abs(b) * ea + std::abs(a) * eb + ea * eb, r);
+}
+
 double alu_error_bound(Ops op, const DType& d, const DType& from, std::span<const ConstValue> x,
                        std::span<const double> e, const ConstValue& r) {
   const double rv = r.as_double();
@@ -178,9 +184,9 @@ double alu_error_bound(Ops op, const DType& d, const DType& from, std::span<cons
   switch (op) {
     case Ops::ADD:
     case Ops::SUB:
-      return finish(d, ea + eb, rv);
+      return add_error_bound(d, ea, eb, rv);
     case Ops::MUL:
-      return finish(d, std::abs(b) * ea + std::abs(a) * eb + ea * eb, rv);
+      return mul_error_bound(d, a, b, ea, eb, rv);
     case Ops::MULACC:  // rounded twice where the target has no fused multiply-add
       return finish(d, std::abs(b) * ea + std::abs(a) * eb + ea * eb + e[2] + rounding_bound(d, a * b), rv);
     case Ops::NEG:

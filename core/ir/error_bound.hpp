@@ -88,6 +88,11 @@ double rounding_bound(const DType& dtype, double r);
 double alu_error_bound(Ops op, const DType& dtype, const DType& from, std::span<const ConstValue> x,
                        std::span<const double> e, const ConstValue& r);
 
+// alu_error_bound's rules for a + b and a * b in DTYPE, on plain doubles (an exact run's
+// hottest ops, evaluated a block at a time).
+double add_error_bound(const DType& dtype, double ea, double eb, double r);
+double mul_error_bound(const DType& dtype, double a, double b, double ea, double eb, double r);
+
 // A sum of N terms in DTYPE: what a reduce keeps while it visits its terms.
 class SumBound {
  public:

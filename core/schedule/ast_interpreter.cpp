@@ -222,7 +222,7 @@ class KernelRun {
       : bufs_(bufs), vars_(vars), bounds_(bounds), exact_(bounds != nullptr), sample_stride_(sample_stride) {
     std::unordered_map<const UOpNode*, int> at;
     for (const UOp& u : ast.toposort()) {
-      Node n{u, u.op(), held_as(u.dtype(), exact_), {}, -1, nullptr, nullptr, nullptr, {}};
+      Node n{u, u.op(), held_as(u.dtype(), exact_), {}, -1, nullptr, nullptr, nullptr, {}, -1};
       for (const UOp& s : u.src()) n.src.push_back(at.at(s.get()));
       if (u.op() == Ops::REDUCE_AXIS) n.axes = sched::reduce_axes(u);
       if (u.op() == Ops::VIEW && u.arg().try_object<ShapeTracker>()) {
@@ -264,6 +264,11 @@ class KernelRun {
     for (Node& n : nodes_)
       if (n.op == Ops::LOAD && n.held == dtypes::float64 && n.buffer->dtype == dtypes::float64)
         n.f64 = reinterpret_cast<const double*>(n.buffer->bytes.data());
+    for (size_t k = 0; k < nodes_.size(); k++)
+      if (nodes_[k].op == Ops::REDUCE_AXIS) {
+        nodes_[k].plan = static_cast<int>(plans_.size());
+        plans_.push_back(plan_lanes(nodes_[k]));
+      }
     idx_.assign(full_shape_.size(), 0);
     scratch_.assign(full_shape_.size(), 0);
     values_.resize(nodes_.size());
@@ -303,6 +308,7 @@ class KernelRun {
     HostBuffer* bound;          // LOAD/STORE of an exact run: the buffer's bounds
     const double* f64;          // LOAD of a float64 buffer into a float64 value: its data
     std::vector<int64_t> axes;  // REDUCE_AXIS: the reduced axes
+    int plan;                   // REDUCE_AXIS: its LanePlan in plans_
 
     const DType& src_dtype(const std::vector<Node>& nodes, size_t i) const {
       return nodes[static_cast<size_t>(src.at(i))].u.dtype();
@@ -395,6 +401,15 @@ class KernelRun {
     return values_[i];
   }
 
+  // What LOAD N reads at position POS (kHidden: a mask hides it, 0); an exact run sets ERROR.
+  ConstValue load(const Node& n, int64_t pos, double& error) const {
+    const DType& held = n.held;
+    if (pos == IntTracker::kHidden) return held.is_float() ? ConstValue::real(held, 0) : ConstValue::integer(held, 0);
+    check_bounds(n.u, *n.buffer, pos);
+    if (n.bound) error = n.bound->get_float(pos);
+    return n.f64 ? ConstValue{held, 0, n.f64[pos]} : read(*n.buffer, pos, held);
+  }
+
   // Node N's value at the current index; an exact run also sets ERROR, its bound.
   ConstValue compute(const Node& n, double& error) {
     const UOp& u = n.u;
@@ -409,11 +424,7 @@ class KernelRun {
         return ConstValue::integer(dtypes::bool_, locate(n.view).second);
       case Ops::LOAD: {
         auto [pos, ok] = locate(n.view);
-        const DType& held = n.held;
-        if (!ok) return held.is_float() ? ConstValue::real(held, 0) : ConstValue::integer(held, 0);
-        check_bounds(u, *n.buffer, pos);
-        if (n.bound) error = n.bound->get_float(pos);
-        return n.f64 ? ConstValue{held, 0, n.f64[pos]} : read(*n.buffer, pos, held);
+        return load(n, ok ? pos : IntTracker::kHidden, error);
       }
       case Ops::REDUCE_AXIS:
         return reduce(n, error);
@@ -451,11 +462,24 @@ class KernelRun {
       ops[i] = eval(n.src[i]);
       errors[i] = errors_[static_cast<size_t>(n.src[i])];
     }
+    return apply_alu(n, ops, errors, error);
+  }
+
+  // ALU or CAST node N on its operands' values OPS and bounds ERRORS; an exact run sets ERROR.
+  ConstValue apply_alu(const Node& n, const std::array<ConstValue, 3>& ops, const std::array<double, 3>& errors,
+                       double& error) const {
     const ConstValue r = alu(n, ops);
     if (exact_)
-      error = alu_error_bound(n.op, u.dtype(), n.src_dtype(nodes_, 0), std::span(ops.data(), n.src.size()),
+      error = alu_error_bound(n.op, n.u.dtype(), n.src_dtype(nodes_, 0), std::span(ops.data(), n.src.size()),
                               std::span(errors.data(), n.src.size()), r);
     return r;
+  }
+
+  // An ADD or MUL held in float64 on operands held in float64: an exact run's most frequent ops.
+  bool float64_arithmetic(const Node& n) const {
+    return (n.op == Ops::ADD || n.op == Ops::MUL) && n.held == dtypes::float64 &&
+           nodes_[static_cast<size_t>(n.src[0])].held == dtypes::float64 &&
+           nodes_[static_cast<size_t>(n.src[1])].held == dtypes::float64;
   }
 
   // exec_alu, with float64 addition and multiplication (an exact run's most frequent ops) inline.
@@ -466,9 +490,10 @@ class KernelRun {
     return exec_alu(n.op, n.held, std::span(ops.data(), n.src.size()));
   }
 
-  // Loops over the reduced axes (each over the full shape's extent) with the other axes fixed.
-  // An exact run bounds a float sum as a whole (SumBound: any order) and other reduces step by
-  // step.
+  // Loops over the reduced axes (each over the full shape's extent) with the other axes fixed, the
+  // innermost a block of lanes at a time (eval_lanes), adding the terms in index order as a loop
+  // of one term at a time would. An exact run bounds a float sum as a whole (SumBound: any order)
+  // and other reduces step by step.
   ConstValue reduce(const Node& n, double& error) {
     const Ops op = sched::reduce_op(n.u);
     const std::vector<int64_t>& axes = n.axes;
@@ -483,22 +508,30 @@ class KernelRun {
       if (full_shape_[static_cast<size_t>(a)] == 0) return acc;
       idx_[static_cast<size_t>(a)] = 0;
     }
+    LanePlan& plan = plans_[static_cast<size_t>(n.plan)];
+    const int64_t extent = plan.axis < 0 ? 1 : full_shape_[static_cast<size_t>(plan.axis)];
+    const int root = n.src[0];
     for (;;) {
-      epoch_++;
-      const ConstValue& term = eval(n.src[0]);
-      const double term_error = errors_[static_cast<size_t>(n.src[0])];
-      if (float_sum) {  // float64 addition, as exec_alu's
-        acc.f += term.f;
-        sum.add(term.f, term_error);
-      } else {
-        const std::array<ConstValue, 2> pair{acc, term};
-        acc = exec_alu(op, held_as(d, exact_), pair);
-        if (exact_) {
-          const std::array<double, 2> errors{error, term_error};
-          error = alu_error_bound(op, d, d, pair, errors, acc);
+      for (int64_t base = 0; base < extent; base += kLanes) {
+        const int64_t count = std::min(kLanes, extent - base);
+        eval_lanes(plan, base, count);
+        for (int64_t j = 0; j < count; j++) {
+          const ConstValue& term = plan.value(root, j);
+          const double term_error = plan.error(root, j);
+          if (float_sum) {  // float64 addition, as exec_alu's
+            acc.f += term.f;
+            sum.add(term.f, term_error);
+          } else {
+            const std::array<ConstValue, 2> pair{acc, term};
+            acc = exec_alu(op, held_as(d, exact_), pair);
+            if (exact_) {
+              const std::array<double, 2> errors{error, term_error};
+              error = alu_error_bound(op, d, d, pair, errors, acc);
+            }
+          }
         }
       }
-      size_t k = axes.size();
+      size_t k = axes.empty() ? 0 : axes.size() - 1;  // the outer reduced axes, as an odometer
       while (k > 0) {
         const size_t a = static_cast<size_t>(axes[k - 1]);
         if (++idx_[a] < full_shape_[a]) break;
@@ -513,6 +546,131 @@ class KernelRun {
     return acc;
   }
 
+  // How a reduce computes its terms kLanes at a time: lane j is the term at index base + j of its
+  // innermost reduced axis, the other axes as they stand. A node reached from the term through
+  // nodes computed lane by lane is kept, in one of three ways:
+  //   once      it does not vary along the axis: computed at the block's index, read by every lane
+  //   lanewise  a LOAD, VALID, ALU or CAST that varies: one pass over the lanes, its operands
+  //             read from theirs (the interpreter's dispatch and caching paid once per block)
+  //   per lane  anything else that varies (a WHERE computes only the branch it takes, a nested
+  //             reduce loops): the per-index evaluation, once per lane
+  // A node is computed as the per-index evaluation would compute it, so the terms are the same.
+  struct LanePlan {
+    int64_t axis = -1;  // the lane axis; -1 for a reduce of no axes (one term)
+    std::vector<int> slot;  // per node: where its lanes are kept, -1 where they are not
+    std::vector<bool> once_of_slot;
+    std::vector<int> once, lanewise, per_lane;  // the kept nodes, in evaluation order
+    std::vector<ConstValue> values;             // kLanes per slot
+    std::vector<double> errors;
+
+    size_t at(int k, int64_t j) const {
+      const int s = slot[static_cast<size_t>(k)];
+      return static_cast<size_t>(s) * kLanes + (once_of_slot[static_cast<size_t>(s)] ? 0 : static_cast<size_t>(j));
+    }
+    const ConstValue& value(int k, int64_t j) const { return values[at(k, j)]; }
+    double error(int k, int64_t j) const { return errors[at(k, j)]; }
+  };
+  static constexpr int64_t kLanes = 64;
+
+  LanePlan plan_lanes(const Node& reduce) const {
+    LanePlan plan;
+    plan.axis = reduce.axes.empty() ? -1 : reduce.axes.back();
+    // whether each node varies along the axis (a nested reduce: whenever its terms do)
+    std::vector<bool> varies(nodes_.size(), false);
+    for (size_t k = 0; k < nodes_.size() && plan.axis >= 0; k++) {
+      const Node& n = nodes_[k];
+      if (n.op == Ops::LOAD || n.op == Ops::VALID) {
+        const std::vector<int64_t>& shape = views_[static_cast<size_t>(n.view)].shape;
+        varies[k] = static_cast<size_t>(plan.axis) < shape.size() && shape[static_cast<size_t>(plan.axis)] != 1;
+      } else if (n.op != Ops::VIEW && n.op != Ops::DEFINE_GLOBAL) {
+        for (int s : n.src) varies[k] = varies[k] || varies[static_cast<size_t>(s)];
+      }
+    }
+    plan.slot.assign(nodes_.size(), -1);
+    std::vector<int> todo{reduce.src[0]};
+    while (!todo.empty()) {
+      const int k = todo.back();
+      todo.pop_back();
+      if (plan.slot[static_cast<size_t>(k)] >= 0) continue;
+      plan.slot[static_cast<size_t>(k)] = static_cast<int>(plan.once_of_slot.size());
+      const Node& n = nodes_[static_cast<size_t>(k)];
+      const bool lanewise = n.op == Ops::LOAD || n.op == Ops::VALID || n.op == Ops::CAST ||
+                            (GroupOp::ALU.contains(n.op) && n.op != Ops::WHERE);
+      plan.once_of_slot.push_back(!varies[static_cast<size_t>(k)]);
+      if (!varies[static_cast<size_t>(k)]) {
+        plan.once.push_back(k);
+      } else if (!lanewise) {
+        plan.per_lane.push_back(k);
+      } else {
+        plan.lanewise.push_back(k);
+        if (n.op != Ops::LOAD && n.op != Ops::VALID) todo.insert(todo.end(), n.src.begin(), n.src.end());
+      }
+    }
+    std::sort(plan.lanewise.begin(), plan.lanewise.end());  // sources first: nodes_ is in topological order
+    plan.values.resize(plan.once_of_slot.size() * kLanes);
+    plan.errors.assign(plan.values.size(), 0);
+    return plan;
+  }
+
+  // Computes PLAN's kept nodes for lanes [0, COUNT) at BASE along its axis (see LanePlan).
+  void eval_lanes(LanePlan& plan, int64_t base, int64_t count) {
+    const size_t axis = static_cast<size_t>(plan.axis);
+    auto keep = [&](int k, int64_t j, const ConstValue& v, double e) {
+      plan.values[plan.at(k, j)] = v;
+      plan.errors[plan.at(k, j)] = e;
+    };
+    for (int k : plan.per_lane)
+      for (int64_t j = 0; j < count; j++) {
+        idx_[axis] = base + j;
+        epoch_++;
+        keep(k, j, eval(k), errors_[static_cast<size_t>(k)]);
+      }
+    if (plan.axis >= 0) idx_[axis] = base;
+    epoch_++;
+    for (int k : plan.once) keep(k, 0, eval(k), errors_[static_cast<size_t>(k)]);
+    for (int k : plan.lanewise) {
+      const Node& n = nodes_[static_cast<size_t>(k)];
+      const ViewIndex* view = n.view >= 0 ? &views_[static_cast<size_t>(n.view)] : nullptr;
+      if (n.op == Ops::LOAD && view->direct) {  // positions along the axis in one walk of the view
+        for (size_t i = 0; i < view->shape.size(); i++) scratch_[i] = view->shape[i] == 1 ? 0 : idx_[i];
+        view->direct->positions_along(scratch_.data(), axis, count, positions_.data());
+        for (int64_t j = 0; j < count; j++) {
+          double error = 0;
+          keep(k, j, load(n, positions_[static_cast<size_t>(j)], error), error);
+        }
+        continue;
+      }
+      if (float64_arithmetic(n)) {  // on the doubles, the bound by its rule
+        const int x = n.src[0], y = n.src[1];
+        const DType& d = n.u.dtype();
+        for (int64_t j = 0; j < count; j++) {
+          const double a = plan.value(x, j).f, b = plan.value(y, j).f, ea = plan.error(x, j), eb = plan.error(y, j);
+          const double r = n.op == Ops::ADD ? a + b : a * b;
+          const double error = !exact_ ? 0 : n.op == Ops::ADD ? add_error_bound(d, ea, eb, r) : mul_error_bound(d, a, b, ea, eb, r);
+          keep(k, j, ConstValue{n.held, 0, r}, error);
+        }
+        continue;
+      }
+      std::array<ConstValue, 3> ops;
+      std::array<double, 3> errors{};
+      for (int64_t j = 0; j < count; j++) {
+        double error = 0;
+        if (n.op == Ops::LOAD || n.op == Ops::VALID) {
+          idx_[axis] = base + j;
+          keep(k, j, compute(n, error), error);
+          idx_[axis] = base;
+          continue;
+        }
+        for (size_t i = 0; i < n.src.size(); i++) {
+          ops[i] = plan.value(n.src[i], j);
+          errors[i] = plan.error(n.src[i], j);
+        }
+        keep(k, j, apply_alu(n, ops, errors, error), error);
+      }
+    }
+    epoch_++;  // the per-index values cached above were computed at other indices
+  }
+
   const std::vector<HostBuffer*>& bufs_;
   const VarVals& vars_;
   const std::vector<HostBuffer*>* bounds_;
@@ -520,6 +678,8 @@ class KernelRun {
   const int64_t sample_stride_;  // an exact run computes every sample_stride_-th element of a STORE
   std::vector<Node> nodes_;
   std::vector<ViewIndex> views_;
+  std::vector<LanePlan> plans_;  // one per REDUCE_AXIS
+  std::array<int64_t, kLanes> positions_{};
   std::vector<int64_t> full_shape_, idx_, scratch_;
   std::vector<ConstValue> values_;
   std::vector<double> errors_;  // an exact run's bounds of values_

@@ -5,10 +5,11 @@
 // A kernel iterates its full shape (the largest extent of every axis over the AST's views). Each
 // STORE visits the indices of its own view's shape; values are computed per index: a LOAD reads
 // its buffer at the position its ShapeTracker gives (0 where a mask hides it), a REDUCE_AXIS loops
-// over its axes and ALU ops follow exec_alu (core/ir). Positions come straight from the views
-// (IntTracker, core/shape), not from the index expressions codegen lowers, so a wrong index
-// expression cannot agree with itself here; a tracker with variables in its shape goes through
-// to_indexed_uops, evaluated exactly with the variables bound.
+// over its axes (its terms 64 at a time along the innermost: the values a loop of one term at a
+// time computes, with its dispatch paid once per block) and ALU ops follow exec_alu (core/ir).
+// Positions come straight from the views (IntTracker, core/shape), not from the index expressions
+// codegen lowers, so a wrong index expression cannot agree with itself here; a tracker with
+// variables in its shape goes through to_indexed_uops, evaluated exactly with the variables bound.
 //
 // Besides the seed's form (LOAD(VIEW(DEFINE_GLOBAL)), STORE(VIEW(DEFINE_GLOBAL), x)) it runs
 // tinygrad's older dataset form: LOAD(DEFINE_GLOBAL, VIEW), STORE(DEFINE_GLOBAL, VIEW, x),
@@ -58,8 +59,8 @@ void run_kernel_ast_exact(const UOp& ast, const std::vector<HostBuffer*>& values
 bool exact_run_splits(const UOp& ast, const std::vector<HostBuffer*>& bufs, const VarVals& vars = {});
 
 // The exact run's budget where a check has to stay interactive (the tuner's independent check,
-// `tunebed run --check`): about 7 s of the interpreter on one of this project's 2 cores (a 512³ matmul,
-// bench/bench_interpreter), half that split over both.
+// `tunebed run --check`): about 2.5-4 s of the interpreter on one of this project's 2 cores (a 512³
+// matmul, bench/bench_interpreter: 40-60 ns an iteration), 1.2-1.7 s split over both.
 inline constexpr int64_t kExactRunBudget = int64_t{1} << 26;
 
 // The odd stride that keeps an exact run of ITERATIONS near MAX_ITERATIONS (1: all of it); odd, so

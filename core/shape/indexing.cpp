@@ -172,6 +172,29 @@ std::optional<int64_t> IntTracker::position(const int64_t* idx) const {
   return pos;
 }
 
+void IntTracker::positions_along(const int64_t* idx, size_t axis, int64_t count, int64_t* out) const {
+  const IntView& top = views_.back();
+  if (views_.size() > 1 || top.empty || axis >= top.shape.size()) {
+    std::vector<int64_t> at(idx, idx + top.shape.size());
+    for (int64_t j = 0; j < count; j++) {
+      if (axis < at.size()) at[axis] = idx[axis] + j;
+      out[j] = position(at.data()).value_or(kHidden);
+    }
+    return;
+  }
+  int64_t base = top.offset;  // the position with the axis at 0
+  bool visible = true;        // every other axis inside the mask
+  for (size_t i = 0; i < top.shape.size(); i++) {
+    if (i == axis) continue;
+    visible = visible && idx[i] >= top.begin[i] && idx[i] < top.end[i];
+    base += idx[i] * top.strides[i];
+  }
+  for (int64_t j = 0; j < count; j++) {
+    const int64_t x = idx[axis] + j;
+    out[j] = visible && x >= top.begin[axis] && x < top.end[axis] ? base + x * top.strides[axis] : kHidden;
+  }
+}
+
 std::vector<int64_t> ShapeTracker::buffer_positions() const {
   const IntTracker tracker(*this);
   const std::vector<int64_t> shape = to_ints(this->shape());

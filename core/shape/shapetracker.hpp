@@ -98,6 +98,10 @@ class IntTracker {
   // The position index IDX (one entry per dimension of the tracker's shape) reads, or nullopt
   // where a mask hides it.
   std::optional<int64_t> position(const int64_t* idx) const;
+  // The positions of the COUNT indices that differ from IDX only on AXIS, where they are IDX[AXIS],
+  // IDX[AXIS] + 1, ...: OUT[j], or kHidden where a mask hides it. A single view steps by its stride.
+  static constexpr int64_t kHidden = INT64_MIN;
+  void positions_along(const int64_t* idx, size_t axis, int64_t count, int64_t* out) const;
 
  private:
   struct IntView {

@@ -74,6 +74,24 @@ TEST(AstInterpreter, WorkloadsMatchTheReference) {
   }
 }
 
+// A reduce computes its terms a block of 64 lanes at a time (ast_interpreter.cpp's LanePlan): sums
+// longer than a block and not a multiple of it, over two axes (the outer one stepped between
+// blocks), through masked views, with a WHERE or a nested reduce in the terms (computed lane by
+// lane), and a max (not a float sum).
+TEST(AstInterpreter, ReducesLongerThanABlockOfLanesMatchTheReference) {
+  for (const char* spec : {"matmul:M=3,N=5,K=150", "softmax:M=3,N=130", "layernorm:M=2,N=200"}) {
+    SCOPED_TRACE(spec);
+    EXPECT_EQ(mismatch(make_workload(spec).output), "");
+  }
+  const Tensor x = Tensor::randn({3, 70, 3}, 5);
+  EXPECT_EQ(mismatch(x.sum({1, 2})), "");
+  EXPECT_EQ(mismatch(x.pad({{0, 0}, {5, 60}, {0, 0}}).sum({1})), "");
+  EXPECT_EQ(mismatch(x.relu().sum({1})), "");
+  EXPECT_EQ(mismatch((x - x.max({1}, true)).exp().sum({1})), "");
+  EXPECT_EQ(mismatch(x.max({1})), "");
+  EXPECT_EQ(mismatch(x.flip({1}).shrink({{0, 3}, {1, 69}, {0, 3}}).sum({1})), "");
+}
+
 TEST(AstInterpreter, ReadsThroughMaskedViews) {
   const Tensor x = Tensor::randn({4, 5}, 3);
   EXPECT_EQ(mismatch(x.pad({{1, 2}, {0, 1}}) * 2 + 1), "");

@@ -238,6 +238,36 @@ const Expected kMergeCases[] = {
      "contiguous=False),))"},
 };
 
+// IntTracker::positions_along against position(), one index at a time: along every axis, from every
+// index whose axis is at 0 or 1 (a block of the interpreter's lanes starts anywhere). "" if equal.
+std::string check_positions_along(const ShapeTracker& st) {
+  const IntTracker tracker(st);
+  std::vector<int64_t> shape;
+  for (const sint& d : st.shape()) shape.push_back(d.to_int());
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  for (size_t axis = 0; axis < shape.size(); axis++)
+    for (int64_t flat = 0; flat < n; flat++) {
+      std::vector<int64_t> idx(shape.size());
+      for (size_t i = shape.size(), rest = static_cast<size_t>(flat); i-- > 0;) {
+        idx[i] = static_cast<int64_t>(rest % static_cast<size_t>(shape[i]));
+        rest /= static_cast<size_t>(shape[i]);
+      }
+      if (idx[axis] > 1) continue;
+      const int64_t start = idx[axis], count = shape[axis] - start;
+      std::vector<int64_t> along(static_cast<size_t>(count));
+      tracker.positions_along(idx.data(), axis, count, along.data());
+      for (int64_t j = 0; j < count; j++) {
+        idx[axis] = start + j;
+        const int64_t one = tracker.position(idx.data()).value_or(IntTracker::kHidden);
+        if (along[static_cast<size_t>(j)] != one)
+          return "axis " + std::to_string(axis) + " from flat index " + std::to_string(flat) + ", lane " +
+                 std::to_string(j) + ": " + std::to_string(along[static_cast<size_t>(j)]) + " != " + std::to_string(one);
+      }
+    }
+  return "";
+}
+
 // So test listings show the ops rather than the struct's bytes.
 void PrintTo(const Expected& e, std::ostream* os) { *os << e.ops.text(); }
 
@@ -249,6 +279,8 @@ TEST_P(MovementOps, MatchTinygradViewsAndTheNaiveMap) {
   ShapeTracker st = e.simplify ? a.st.simplify() : a.st;
   EXPECT_EQ(st.repr(), e.tinygrad) << e.ops.text();
   EXPECT_EQ(st.buffer_positions(), a.ref.pos) << e.ops.text();
+  EXPECT_EQ(check_positions_along(st), "") << e.ops.text();
+  EXPECT_EQ(check_positions_along(a.st), "") << e.ops.text();  // unsimplified: often several views
   // The index and valid UOps of the tracker compared above, simplified or not.
   EXPECT_EQ(naive::check_index_uops({a.c, st, a.ref}), "");
 }

@@ -24,7 +24,7 @@ for ((round = 1; round <= rounds; round++)); do
       start=$(date +%s.%N)
       "$bin" tune matmul:M=512,N=512,K=512,dtype=float32 --strategy beam --width 2 --budget 100000 \
         --seconds 3600 --db "$scratch/tb.db" "${extra[@]}" > "$scratch/out" 2>&1
-      wall=$(echo "$(date +%s.%N) - $start" | bc)
+      wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
       n=$(sqlite3 "$scratch/tb.db" "SELECT count(*) FROM candidates")
       printf 'tunebed round=%d check=%s wall=%.2f s candidates=%s tuned_us=%s (%s)\n' "$round" "$check" "$wall" \
         "$n" "$(tail -n 1 "$scratch/out" | awk '{print $4}')" "$bin"
@@ -39,7 +39,7 @@ for ((round = 1; round <= 2; round++)); do
 from tinygrad import Tensor
 a = Tensor.rand(512, 512).realize(); b = Tensor.rand(512, 512).realize()
 (a @ b).realize()" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' | grep __matmul__ | tail -n 1 | grep -o 'tm *[0-9.]*us')
-  wall=$(echo "$(date +%s.%N) - $start" | bc)
+  wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
   printf 'tinygrad round=%d wall=%.2f s kernel %s\n' "$round" "$wall" "$kernel"
 done
 uptime

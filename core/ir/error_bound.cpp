@@ -56,8 +56,6 @@ const FloatFormat& format_of(const DType& d) {
   }
 }
 
-double eps_of(const DType& d) { return 2 * format_of(d).unit_roundoff; }
-
 // The largest finite value of a float dtype. (DType::max_value is tinygrad's dtypes.max, infinity
 // for every float.)
 double largest_finite(const DType& d) { return format_of(d).largest; }
@@ -68,11 +66,13 @@ double largest_finite(const DType& d) { return format_of(d).largest; }
 // Past the dtype's largest finite value the kernel may hold an infinity the exact value does not:
 // unverifiable.
 double finish(const DType& d, double propagated, double r, double ulps = 0.5) {
-  if (!d.is_float()) return propagated;
+  const FloatFormat& f = format_of(d);
+  if (!f.precision) return propagated;
   if (std::isnan(r) || std::isinf(r)) return propagated == 0 ? 0 : inf;
   const double held = std::abs(r) + propagated;
-  const double e = propagated + ulps * eps_of(d) * held + rounding_bound(d, 0);
-  return held + e > largest_finite(d) ? inf : e;
+  const double eps = 2 * f.unit_roundoff;
+  const double e = propagated + ulps * eps * held + f.eta;  // f.eta: rounding_bound(d, 0)
+  return held + e > f.largest ? inf : e;
 }
 
 // Whether a comparison of A and B (bounds EA, EB) may come out the other way in the kernel.

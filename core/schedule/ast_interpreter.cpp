@@ -515,9 +515,10 @@ class KernelRun {
       for (int64_t base = 0; base < extent; base += kLanes) {
         const int64_t count = std::min(kLanes, extent - base);
         eval_lanes(plan, base, count);
+        const LaneRef terms = plan.lanes(root);
         for (int64_t j = 0; j < count; j++) {
-          const ConstValue& term = plan.value(root, j);
-          const double term_error = plan.error(root, j);
+          const ConstValue& term = terms.value(j);
+          const double term_error = terms.error(j);
           if (float_sum) {  // float64 addition, as exec_alu's
             acc.f += term.f;
             sum.add(term.f, term_error);
@@ -546,6 +547,15 @@ class KernelRun {
     return acc;
   }
 
+  // One node's lanes in a LanePlan: lane j at j * step (step 0: the same in every lane).
+  struct LaneRef {
+    ConstValue* values;
+    double* errors;
+    int64_t step;
+    const ConstValue& value(int64_t j) const { return values[j * step]; }
+    double error(int64_t j) const { return errors[j * step]; }
+  };
+
   // How a reduce computes its terms kLanes at a time: lane j is the term at index base + j of its
   // innermost reduced axis, the other axes as they stand. A node reached from the term through
   // nodes computed lane by lane is kept, in one of three ways:
@@ -569,6 +579,11 @@ class KernelRun {
     }
     const ConstValue& value(int k, int64_t j) const { return values[at(k, j)]; }
     double error(int k, int64_t j) const { return errors[at(k, j)]; }
+    // Node K's lanes, for a loop over them.
+    LaneRef lanes(int k) {
+      const size_t s = static_cast<size_t>(slot[static_cast<size_t>(k)]);
+      return {&values[s * kLanes], &errors[s * kLanes], once_of_slot[s] ? 0 : 1};
+    }
   };
   static constexpr int64_t kLanes = 64;
 
@@ -634,20 +649,22 @@ class KernelRun {
       if (n.op == Ops::LOAD && view->direct) {  // positions along the axis in one walk of the view
         for (size_t i = 0; i < view->shape.size(); i++) scratch_[i] = view->shape[i] == 1 ? 0 : idx_[i];
         view->direct->positions_along(scratch_.data(), axis, count, positions_.data());
+        const LaneRef out = plan.lanes(k);
         for (int64_t j = 0; j < count; j++) {
-          double error = 0;
-          keep(k, j, load(n, positions_[static_cast<size_t>(j)], error), error);
+          out.errors[j] = 0;
+          out.values[j] = load(n, positions_[static_cast<size_t>(j)], out.errors[j]);
         }
         continue;
       }
       if (float64_arithmetic(n)) {  // on the doubles, the bound by its rule
-        const int x = n.src[0], y = n.src[1];
+        const LaneRef x = plan.lanes(n.src[0]), y = plan.lanes(n.src[1]), out = plan.lanes(k);
         const DType& d = n.u.dtype();
+        const bool add = n.op == Ops::ADD;
         for (int64_t j = 0; j < count; j++) {
-          const double a = plan.value(x, j).f, b = plan.value(y, j).f, ea = plan.error(x, j), eb = plan.error(y, j);
-          const double r = n.op == Ops::ADD ? a + b : a * b;
-          const double error = !exact_ ? 0 : n.op == Ops::ADD ? add_error_bound(d, ea, eb, r) : mul_error_bound(d, a, b, ea, eb, r);
-          keep(k, j, ConstValue{n.held, 0, r}, error);
+          const double a = x.value(j).f, b = y.value(j).f, ea = x.error(j), eb = y.error(j);
+          const double r = add ? a + b : a * b;
+          out.values[j] = ConstValue{n.held, 0, r};
+          out.errors[j] = !exact_ ? 0 : add ? add_error_bound(d, ea, eb, r) : mul_error_bound(d, a, b, ea, eb, r);
         }
         continue;
       }

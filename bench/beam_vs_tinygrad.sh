@@ -38,7 +38,7 @@ for ((round = 1; round <= 2; round++)); do
     PYTHONPATH=. python3 -c "
 from tinygrad import Tensor
 a = Tensor.rand(512, 512).realize(); b = Tensor.rand(512, 512).realize()
-(a @ b).realize()" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' | grep __matmul__ | tail -n 1 | grep -o 'tm *[0-9.]*us')
+(a @ b).realize()" 2>&1 | sed 's/\x1b\[[0-9;]*[A-Za-z]//g' | grep __matmul__ | tail -n 1 | grep -o 'tm *[0-9.]*[mu]s' || true)
   wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
   printf 'tinygrad round=%d wall=%.2f s kernel %s\n' "$round" "$wall" "$kernel"
 done

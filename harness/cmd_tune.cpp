@@ -334,11 +334,7 @@ int run(const std::vector<std::string>& args) {
   const results::Run& run = session.run;
 
   install_stop_handlers();
-  // Opened once before the workers fork: what the device learns of its compiler (clang's version
-  // and linker: three processes, 0.25 s on this project's machine) is then theirs too, and each
-  // worker's first job does not wait for it.
-  search::fingerprint_of(device);
-  search::WorkerPool pool({.workers = (*vm)["jobs"].as<int>()});
+  search::WorkerPool pool({.workers = (*vm)["jobs"].as<int>(), .device = device});
   search::TuneOptions options;
   options.device = device;
   options.retune = batch.retune;

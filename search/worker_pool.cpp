@@ -23,10 +23,17 @@ int worker_count(const PoolOptions& options) {
       1, options.workers > 0 ? options.workers : static_cast<int>(std::thread::hardware_concurrency()));
 }
 
+// worker_count, once options.device has been opened (and closed) in this process: called before
+// the workers fork.
+int workers_after_opening_device(const PoolOptions& options) {
+  if (options.device) open_device(*options.device);
+  return worker_count(options);
+}
+
 }  // namespace
 
 WorkerPool::WorkerPool(PoolOptions options)
-    : options_(options), workers_(worker_count(options), serve_jobs), slots_(workers_.size()), held_(slots_.size(), 0) {}
+    : options_(options), workers_(workers_after_opening_device(options), serve_jobs), slots_(workers_.size()), held_(slots_.size(), 0) {}
 
 std::vector<JobResult> WorkerPool::run(const std::vector<Job>& jobs,
                                        const std::function<void(int, const JobResult&)>& on_result) {

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "search/job.hpp"
@@ -36,6 +37,10 @@ namespace tunebed::search {
 struct PoolOptions {
   int workers = 0;               // 0: one per core (std::thread::hardware_concurrency)
   bool exclusive_timing = true;  // one worker at a time runs and times, with no compile beside it
+  // The device the jobs will name, opened once in this process before the workers fork: what it
+  // learns once per process (the CPU device's compiler probe: three processes, 0.25 s on this
+  // project's machine) is then theirs too, and no worker's first job waits for it.
+  std::optional<std::string> device;
 };
 
 struct PoolStats {

@@ -554,6 +554,10 @@ class KernelRun {
     int64_t step;
     const ConstValue& value(int64_t j) const { return values[j * step]; }
     double error(int64_t j) const { return errors[j * step]; }
+    void keep(int64_t j, const ConstValue& v, double e) const {
+      values[j * step] = v;
+      errors[j * step] = e;
+    }
   };
 
   // How a reduce computes its terms kLanes at a time: lane j is the term at index base + j of its
@@ -573,13 +577,7 @@ class KernelRun {
     std::vector<ConstValue> values;             // kLanes per slot
     std::vector<double> errors;
 
-    size_t at(int k, int64_t j) const {
-      const int s = slot[static_cast<size_t>(k)];
-      return static_cast<size_t>(s) * kLanes + (once_of_slot[static_cast<size_t>(s)] ? 0 : static_cast<size_t>(j));
-    }
-    const ConstValue& value(int k, int64_t j) const { return values[at(k, j)]; }
-    double error(int k, int64_t j) const { return errors[at(k, j)]; }
-    // Node K's lanes, for a loop over them.
+    // Node K's lanes.
     LaneRef lanes(int k) {
       const size_t s = static_cast<size_t>(slot[static_cast<size_t>(k)]);
       return {&values[s * kLanes], &errors[s * kLanes], once_of_slot[s] ? 0 : 1};
@@ -602,10 +600,10 @@ class KernelRun {
       }
     }
     plan.slot.assign(nodes_.size(), -1);
-    std::vector<int> todo{reduce.src[0]};
-    while (!todo.empty()) {
-      const int k = todo.back();
-      todo.pop_back();
+    std::vector<int> pending{reduce.src[0]};
+    while (!pending.empty()) {
+      const int k = pending.back();
+      pending.pop_back();
       if (plan.slot[static_cast<size_t>(k)] >= 0) continue;
       plan.slot[static_cast<size_t>(k)] = static_cast<int>(plan.once_of_slot.size());
       const Node& n = nodes_[static_cast<size_t>(k)];
@@ -618,7 +616,7 @@ class KernelRun {
         plan.per_lane.push_back(k);
       } else {
         plan.lanewise.push_back(k);
-        if (n.op != Ops::LOAD && n.op != Ops::VALID) todo.insert(todo.end(), n.src.begin(), n.src.end());
+        if (n.op != Ops::LOAD && n.op != Ops::VALID) pending.insert(pending.end(), n.src.begin(), n.src.end());
       }
     }
     std::sort(plan.lanewise.begin(), plan.lanewise.end());  // sources first: nodes_ is in topological order
@@ -630,59 +628,60 @@ class KernelRun {
   // Computes PLAN's kept nodes for lanes [0, COUNT) at BASE along its axis (see LanePlan).
   void eval_lanes(LanePlan& plan, int64_t base, int64_t count) {
     const size_t axis = static_cast<size_t>(plan.axis);
-    auto keep = [&](int k, int64_t j, const ConstValue& v, double e) {
-      plan.values[plan.at(k, j)] = v;
-      plan.errors[plan.at(k, j)] = e;
-    };
     for (int k : plan.per_lane)
       for (int64_t j = 0; j < count; j++) {
         idx_[axis] = base + j;
         epoch_++;
-        keep(k, j, eval(k), errors_[static_cast<size_t>(k)]);
+        plan.lanes(k).keep(j, eval(k), errors_[static_cast<size_t>(k)]);
       }
     if (plan.axis >= 0) idx_[axis] = base;
     epoch_++;
-    for (int k : plan.once) keep(k, 0, eval(k), errors_[static_cast<size_t>(k)]);
+    for (int k : plan.once) plan.lanes(k).keep(0, eval(k), errors_[static_cast<size_t>(k)]);
     for (int k : plan.lanewise) {
       const Node& n = nodes_[static_cast<size_t>(k)];
+      const LaneRef out = plan.lanes(k);
       const ViewIndex* view = n.view >= 0 ? &views_[static_cast<size_t>(n.view)] : nullptr;
       if (n.op == Ops::LOAD && view->direct) {  // positions along the axis in one walk of the view
         for (size_t i = 0; i < view->shape.size(); i++) scratch_[i] = view->shape[i] == 1 ? 0 : idx_[i];
         view->direct->positions_along(scratch_.data(), axis, count, positions_.data());
-        const LaneRef out = plan.lanes(k);
         for (int64_t j = 0; j < count; j++) {
-          out.errors[j] = 0;
-          out.values[j] = load(n, positions_[static_cast<size_t>(j)], out.errors[j]);
+          double error = 0;
+          out.keep(j, load(n, positions_[static_cast<size_t>(j)], error), error);
         }
         continue;
       }
       if (float64_arithmetic(n)) {  // on the doubles, the bound by its rule
-        const LaneRef x = plan.lanes(n.src[0]), y = plan.lanes(n.src[1]), out = plan.lanes(k);
+        const LaneRef x = plan.lanes(n.src[0]), y = plan.lanes(n.src[1]);
         const DType& d = n.u.dtype();
         const bool add = n.op == Ops::ADD;
         for (int64_t j = 0; j < count; j++) {
           const double a = x.value(j).f, b = y.value(j).f, ea = x.error(j), eb = y.error(j);
           const double r = add ? a + b : a * b;
-          out.values[j] = ConstValue{n.held, 0, r};
-          out.errors[j] = !exact_ ? 0 : add ? add_error_bound(d, ea, eb, r) : mul_error_bound(d, a, b, ea, eb, r);
+          out.keep(j, ConstValue{n.held, 0, r},
+                   !exact_ ? 0 : add ? add_error_bound(d, ea, eb, r) : mul_error_bound(d, a, b, ea, eb, r));
         }
         continue;
       }
+      if (n.op == Ops::LOAD || n.op == Ops::VALID) {  // through index expressions, one lane at a time
+        for (int64_t j = 0; j < count; j++) {
+          idx_[axis] = base + j;
+          double error = 0;
+          out.keep(j, compute(n, error), error);
+        }
+        idx_[axis] = base;
+        continue;
+      }
+      std::array<LaneRef, 3> srcs{};
+      for (size_t i = 0; i < n.src.size(); i++) srcs[i] = plan.lanes(n.src[i]);
       std::array<ConstValue, 3> ops;
       std::array<double, 3> errors{};
       for (int64_t j = 0; j < count; j++) {
-        double error = 0;
-        if (n.op == Ops::LOAD || n.op == Ops::VALID) {
-          idx_[axis] = base + j;
-          keep(k, j, compute(n, error), error);
-          idx_[axis] = base;
-          continue;
-        }
         for (size_t i = 0; i < n.src.size(); i++) {
-          ops[i] = plan.value(n.src[i], j);
-          errors[i] = plan.error(n.src[i], j);
+          ops[i] = srcs[i].value(j);
+          errors[i] = srcs[i].error(j);
         }
-        keep(k, j, apply_alu(n, ops, errors, error), error);
+        double error = 0;
+        out.keep(j, apply_alu(n, ops, errors, error), error);
       }
     }
     epoch_++;  // the per-index values cached above were computed at other indices

@@ -3,6 +3,7 @@
 // come within 5% of the best stored time; with --curve, its best-so-far after every candidate.
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -195,6 +196,7 @@ int replay_cmd(const std::vector<std::string>& args) {
                                           {"best_us"}, {"found_us"}, {"target_us"}, {"to_5pct"}, {"wall_s"},
                                           {"search_s"}}};
   std::vector<int64_t> reached;
+  int64_t proposed = 0, target_proposed = 0;  // over every kernel: the strategy's, the target BEAM's
   for (search::StoredKernel k : kernels) {
     search::KernelSpace space(Kernel(k.ast, Renderer::for_device(k.device)));
     search::ReplayResult r, beam;
@@ -225,6 +227,8 @@ int replay_cmd(const std::vector<std::string>& args) {
     for (int64_t i = 0; i < to5.value_or(0); i++)
       if (auto it = k.wall_s.find(r.steps[i].opts); it != k.wall_s.end()) wall += it->second;
     if (to5) reached.push_back(*to5);
+    proposed += static_cast<int64_t>(r.steps.size());
+    target_proposed += static_cast<int64_t>(beam.steps.size());
     table.add_row({k.hash, k.device, static_cast<int64_t>(k.costs.size()), static_cast<int64_t>(r.steps.size()),
                    r.missing, us(r.best_stored), us(r.steps.empty() ? INFINITY : r.steps.back().best_so_far),
                    us(goal), to5 ? Cell(*to5) : Cell(),
@@ -237,6 +241,11 @@ int replay_cmd(const std::vector<std::string>& args) {
             << " kernel(s)";
   if (!reached.empty()) std::cout << "; median " << reached[reached.size() / 2] << " candidates to get there";
   std::cout << "\n";
+  // The price of its verdicts: what it proposed against what the target's BEAM proposed.
+  if (target && target_proposed > 0)
+    std::cout << replayer.name << " proposed " << proposed << " candidate(s), " << std::fixed << std::setprecision(2)
+              << static_cast<double>(proposed) / static_cast<double>(target_proposed) << " of BEAM width " << *target
+              << "'s " << target_proposed << "\n";
   return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "harness/tune_batch.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <random>
 #include <set>
@@ -185,10 +186,13 @@ std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const S
 
 void add_model_options(CommandLine& cl) {
   const search::ModelParams defaults;
+  const std::string top_k_help = "the model strategy measures at most its model's top K per step (a step measures " +
+                                 std::to_string(std::lround(100 * defaults.top_fraction)) +
+                                 "% of its pool, rounded up)";
   cl.options.add_options()                                                                                 //
       ("cost-model", po::value<std::string>()->default_value(defaults.model), "the model strategy's model: xgboost or ridge")  //
       ("model-top-k", po::value<int>()->default_value(defaults.top_k)->value_name("K"),
-       "the model strategy measures its model's top K per step")  //
+       top_k_help.c_str())  //
       ("model-patience", po::value<int>()->default_value(defaults.patience)->value_name("N"),
        "the model strategy stops after N steps without progress");
 }

@@ -31,6 +31,7 @@ class ModelSearch : public Strategy {
   std::string params_json() const override {
     std::ostringstream s;
     s << "{\"model\":\"" << p_.model << "\",\"seed\":" << p_.seed << ",\"top_k\":" << p_.top_k
+      << ",\"top_fraction\":" << p_.top_fraction << ",\"transplants\":" << p_.transplants
       << ",\"expand\":" << p_.expand << ",\"patience\":" << p_.patience << ",\"min_progress_s\":" << p_.min_progress_s
       << ",\"prior_kernels\":" << (p_.prior ? p_.prior->kernels() : 0)
       << ",\"prior_rows\":" << (p_.prior ? p_.prior->rows() : 0) << "}";
@@ -41,57 +42,76 @@ class ModelSearch : public Strategy {
     std::mt19937_64 rng(p_.seed);
     Ranker ranker(p_);
     std::vector<Timed> measured;  // finite costs
-    const auto record = [&](const Path& path, std::optional<double> cost) {
+    std::set<std::vector<float>> known;  // the features of every state evaluated
+    const auto record = [&](const Candidate& c, std::optional<double> cost) {
+      known.insert(c.features);
       if (!cost || !std::isfinite(*cost)) return;
-      measured.push_back({path, *cost});
-      ranker.measured(ctx.space().features(path), *cost);
+      measured.push_back({c.path, *cost});
+      ranker.measured(c.features, *cost);
     };
-    // Measures the model's top_k of CANDIDATES.
-    const auto measure_top = [&](const std::vector<Path>& candidates) {
+    // Measures the model's top K of CANDIDATES.
+    const auto measure_top = [&](const std::vector<Candidate>& candidates, size_t k) {
       std::vector<std::vector<float>> x;
-      for (const Path& p : candidates) x.push_back(ctx.space().features(p));
+      for (const Candidate& c : candidates) x.push_back(c.features);
       const std::vector<size_t> order = ranker.rank(x, rng);
       std::vector<Path> batch;
-      for (size_t i = 0; i < order.size() && batch.size() < static_cast<size_t>(p_.top_k); i++)
-        batch.push_back(candidates[order[i]]);
+      for (size_t i = 0; i < order.size() && batch.size() < k; i++) batch.push_back(candidates[order[i]].path);
       std::vector<std::optional<double>> costs = ctx.evaluate(batch);
-      for (size_t i = 0; i < batch.size(); i++) record(batch[i], costs[i]);
+      for (size_t i = 0; i < batch.size(); i++) record(candidates[order[i]], costs[i]);
     };
-    record({}, ctx.evaluate({Path{}})[0]);
+    const Candidate root{{}, ctx.space().features({})};
+    record(root, ctx.evaluate({root.path})[0]);
     // Transfer: the winners of the kernels the prior learned from, where legal here. A kernel like
     // one already tuned is likely won by the same opts.
-    if (!measured.empty()) measure_top(transplants(ctx));
+    if (!measured.empty()) measure_top(transplants(ctx), static_cast<size_t>(p_.transplants));
     int stale = 0;
     while (!ctx.exhausted() && !measured.empty() && stale < p_.patience) {
       std::ranges::stable_sort(measured, {}, &Timed::cost);
-      std::vector<Path> pool = unseen_children(ctx, measured);
+      std::vector<Candidate> pool = unseen_children(ctx, measured, known);
       if (pool.empty()) break;
       const double before = measured[0].cost;
-      measure_top(pool);
+      measure_top(pool, step_size(pool.size()));
       const double after = std::ranges::min(measured, {}, &Timed::cost).cost;
       stale = before - after >= p_.min_progress_s ? 0 : stale + 1;
     }
   }
 
  private:
+  struct Candidate {
+    Path path;
+    std::vector<float> features;
+  };
+
+  // TOP_FRACTION of a pool of N, rounded up, from 1 to TOP_K: a small space is not measured at
+  // the pace of a large one.
+  size_t step_size(size_t n) const {
+    const auto share = static_cast<size_t>(std::ceil(p_.top_fraction * static_cast<double>(n)));
+    return std::clamp<size_t>(share, 1, static_cast<size_t>(p_.top_k));
+  }
+
   // The prior's winners that parse in this space and were not measured yet, each once.
-  std::vector<Path> transplants(SearchContext& ctx) const {
-    std::vector<Path> out;
+  std::vector<Candidate> transplants(SearchContext& ctx) const {
+    std::vector<Candidate> out;
     std::set<std::string> keys;
     if (!p_.prior) return out;
     for (const std::string& w : p_.prior->winners())
       if (std::optional<Path> p = ctx.space().parse(w); p && !ctx.seen(*p) && keys.insert(ctx.space().key(*p)).second)
-        out.push_back(std::move(*p));
+        out.push_back({*p, ctx.space().features(*p)});
     return out;
   }
 
-  // The unseen children of the EXPAND cheapest measured states, each key once, in order.
-  std::vector<Path> unseen_children(SearchContext& ctx, const std::vector<Timed>& measured) const {
-    std::vector<Path> pool;
-    std::set<std::string> keys;
+  // The unseen children of the EXPAND cheapest measured states, in order, leaving out those
+  // whose features are KNOWN or already in the pool. Opts in another order often make the same
+  // kernel (UPCAST:1:4,UPCAST:0:4 then UPCAST:1:4,UPCAST:0:4 rendered what UPCAST:0:4 first did);
+  // the model scores such twins alike, and measuring the second teaches it nothing.
+  std::vector<Candidate> unseen_children(SearchContext& ctx, const std::vector<Timed>& measured,
+                                         std::set<std::vector<float>> known) const {
+    std::vector<Candidate> pool;
     for (size_t i = 0; i < measured.size() && i < static_cast<size_t>(p_.expand); i++)
       for (Path& child : children(ctx.space(), measured[i].path))
-        if (!ctx.seen(child) && keys.insert(ctx.space().key(child)).second) pool.push_back(std::move(child));
+        if (!ctx.seen(child))
+          if (std::vector<float> x = ctx.space().features(child); known.insert(x).second)
+            pool.push_back({std::move(child), std::move(x)});
     return pool;
   }
 
@@ -150,8 +170,10 @@ class ModelSearch : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_model_search(ModelParams params) {
-  if (params.top_k < 1 || params.expand < 1 || params.patience < 1)
-    throw std::invalid_argument("model search: top_k, expand and patience must be at least 1");
+  if (params.top_k < 1 || params.expand < 1 || params.patience < 1 || params.transplants < 0 ||
+      !(params.top_fraction > 0 && params.top_fraction <= 1))
+    throw std::invalid_argument(
+        "model search: top_k, expand and patience must be at least 1, transplants at least 0, top_fraction in (0, 1]");
   make_cost_model(params.model, params.seed);  // a bad model name fails here, not mid-search
   return std::make_unique<ModelSearch>(std::move(params));
 }

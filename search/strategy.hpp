@@ -176,16 +176,22 @@ std::unique_ptr<Strategy> make_exhaustive(ExhaustiveParams params);
 
 // Model-guided search (model_search.cpp), as TVM's Ansor: every step ranks the unseen children of
 // the EXPAND best states measured so far by a cost model (cost_model.hpp) and measures only its
-// TOP_K. Two models add up: one trained once on PRIOR (other kernels' measurements: what
-// transfers), and one retrained after every step on what the prior got wrong about this kernel's
-// own measurements (boosting on the prior's predictions), so a step costs a fit over tens of rows,
-// not over the whole prior. With nothing to learn from (no prior, only the root measured) it
-// takes a seeded random order. It stops after PATIENCE steps without progress of MIN_PROGRESS_S,
-// or when no unseen child is left.
+// top TOP_FRACTION of them (rounded up), at most TOP_K: BEAM measures every child of its beam, so
+// a step costs a fixed share of what BEAM's would. A child whose features equal a state already
+// evaluated (or another child's) is left out: the model cannot tell them apart, and opts in another
+// order often render the same kernel. Two models add up: one trained once on PRIOR (other
+// kernels' measurements: what transfers), and one retrained after every step on what the prior
+// got wrong about this kernel's own measurements (boosting on the prior's predictions), so a step
+// costs a fit over tens of rows, not over the whole prior. Right after the root it measures the
+// model's top TRANSPLANTS of the prior's winners (where legal). With nothing to learn from (no
+// prior, only the root measured) it takes a seeded random order. It stops after PATIENCE steps
+// without progress of MIN_PROGRESS_S, or when no unseen child is left.
 struct ModelParams {
   uint64_t seed = 0;
   std::string model = "xgboost";  // make_cost_model's names
   int top_k = 4;
+  double top_fraction = 0.15;
+  int transplants = 2;
   int expand = 4;
   int patience = 3;
   double min_progress_s = 0.01e-6;

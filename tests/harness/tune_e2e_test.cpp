@@ -206,6 +206,9 @@ TEST_F(TuneE2E, TheModelStrategyTunesAndReplaysFromTheOtherKernelsMeasurements) 
     EXPECT_FALSE(f[8].empty()) << "beam reaches its own best: " << line;
   }
   EXPECT_EQ(kernels, 3);
+  const Result beam_table = tunebed("replay --strategy beam --width 2 --target beam:2 --budget 20 --db " + db_);
+  EXPECT_NE(beam_table.out.find("beam proposed "), std::string::npos) << beam_table.out;
+  EXPECT_NE(beam_table.out.find(" candidate(s), 1.00 of BEAM width 2's "), std::string::npos) << beam_table.out;
   // One kernel replayed alone (--kernel) learns from the others all the same: its row is its row
   // of the whole replay (a regression: it trained on the --kernel's rows only, so on nothing).
   const auto rows = [&](const std::string& extra) {

@@ -75,6 +75,7 @@ struct CountingCost : CostFunction {
   SeparableSpace& space;
   std::set<std::string> asked;
   int64_t calls = 0, states = 0;
+  std::vector<size_t> batches;  // each call's size
   bool repeated = false;
   double* clock = nullptr;  // a fake clock, moved on by PER_BATCH_S each batch
   double per_batch_s = 0;
@@ -82,6 +83,7 @@ struct CountingCost : CostFunction {
   explicit CountingCost(SeparableSpace& s) : space(s) {}
   std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double>) override {
     calls++;
+    batches.push_back(batch.size());
     std::vector<double> out;
     for (const Path& p : batch) {
       states++;
@@ -287,8 +289,56 @@ TEST(ModelSearch, TriesThePriorsWinnersRightAfterTheRoot) {
   EXPECT_FALSE(cost.repeated);
 }
 
+// A step measures its share of the pool of children, rounded up, and never more than top_k.
+TEST(ModelSearch, AStepMeasuresItsShareOfThePoolAtMostTopK) {
+  SeparableSpace space = fixed_space();  // the root has 12 children
+  CountingCost quarter(space), all(space);
+  run_search(*make_model_search({.seed = 1, .top_k = 4, .top_fraction = 0.25}), space, quarter, {});
+  run_search(*make_model_search({.seed = 1, .top_k = 4, .top_fraction = 1}), space, all, {});
+  ASSERT_GE(quarter.batches.size(), 3u);
+  EXPECT_EQ(quarter.batches[0], 1u);  // the root; no prior, so no transplants
+  EXPECT_EQ(quarter.batches[1], 3u);  // a quarter of 12
+  EXPECT_EQ(all.batches[1], 4u);      // all 12, but at most top_k
+  for (size_t b : quarter.batches) EXPECT_LE(b, 4u);
+}
+
+// States the model cannot tell apart (equal features) are measured once: here knob 0 is invisible
+// to it, as opts that render the same kernel in another order are.
+TEST(ModelSearch, NeverMeasuresTwoStatesWithEqualFeatures) {
+  struct HalfBlind : SeparableSpace {
+    using SeparableSpace::SeparableSpace;
+    std::vector<float> features(const Path& state) override {
+      std::vector<float> f = SeparableSpace::features(state);
+      f[0] = 0;
+      return f;
+    }
+  };
+  HalfBlind space(3, 4, {{9, 3, 7, 1}, {2, 8, 0, 5}, {6, 6, 4, 9}});
+  struct Recording : CostFunction {
+    HalfBlind& space;
+    std::set<std::vector<float>> seen;
+    bool twins = false;
+    explicit Recording(HalfBlind& s) : space(s) {}
+    std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double>) override {
+      std::vector<double> out;
+      for (const Path& p : batch) {
+        twins |= !seen.insert(space.features(p)).second;
+        out.push_back(space.cost(p));
+      }
+      return out;
+    }
+  } cost(space);
+  const SearchResult r =
+      run_search(*make_model_search({.seed = 2, .top_k = 4, .top_fraction = 1, .patience = 20}), space, cost, {});
+  EXPECT_FALSE(cost.twins);
+  EXPECT_EQ(r.history.size(), cost.seen.size());
+  EXPECT_GT(r.history.size(), 8u);  // it did search: most of the 16 settings knobs 1 and 2 can take
+}
+
 TEST(ModelSearch, BadParametersAreRefused) {
   EXPECT_THROW(make_model_search({.top_k = 0}), std::invalid_argument);
+  EXPECT_THROW(make_model_search({.top_fraction = 0}), std::invalid_argument);
+  EXPECT_THROW(make_model_search({.transplants = -1}), std::invalid_argument);
   EXPECT_THROW(make_model_search({.model = "forest"}), std::invalid_argument);
 }
 

@@ -102,8 +102,9 @@ class ModelSearch : public Strategy {
 
   // The unseen children of the EXPAND cheapest measured states, in order, leaving out those
   // whose features are KNOWN or already in the pool. Opts in another order often make the same
-  // kernel (UPCAST:1:4,UPCAST:0:4 then UPCAST:1:4,UPCAST:0:4 rendered what UPCAST:0:4 first did);
-  // the model scores such twins alike, and measuring the second teaches it nothing.
+  // kernel (UPCAST:1:4,UPCAST:0:4 followed by UPCAST:1:4,UPCAST:0:4 or by UPCAST:0:4,UPCAST:1:4
+  // rendered one source); the model scores such twins alike, and measuring the second teaches it
+  // nothing.
   std::vector<Candidate> unseen_children(SearchContext& ctx, const std::vector<Timed>& measured,
                                          std::set<std::vector<float>> known) const {
     std::vector<Candidate> pool;

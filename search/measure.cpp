@@ -9,9 +9,10 @@ namespace tunebed::search {
 
 std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params,
                                     std::optional<double> first) {
+  // Past kColdFactor times the bar even a warm launch would be over it: the cold one says enough.
+  if (first && params.early_stop_s && *first > kColdFactor * *params.early_stop_s) return {*first};
   const bool self_warming = first && *first >= kSelfWarmingLaunch;
-  int warmup = first ? params.warmup - 1 : params.warmup;
-  if (self_warming || (first && params.early_stop_s && *first > kColdFactor * *params.early_stop_s)) warmup = 0;
+  const int warmup = self_warming ? 0 : first ? params.warmup - 1 : params.warmup;
   for (int i = 0; i < warmup; i++) launch();
   std::vector<double> samples;
   double fastest = INFINITY, total = 0;

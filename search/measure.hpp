@@ -8,8 +8,10 @@
 // budget proving it. The worker's verification run counts as one warm-up; a second is needed: the
 // launch right after it measured up to twice the later ones (the check had streamed the expected
 // values through the caches). So a verification launch slower than kColdFactor times the bar
-// cannot come under it warm: the other warm-ups are skipped and one sample records how slow it
-// is. A long launch needs no warm-up at all: what a cold start costs does not grow with the
+// cannot come under it warm, and it is the candidate's one sample: the figure stored for such a
+// loser is a cold launch's, high by at most its cold cost (below), and the kernel is not launched
+// again (on a BEAM run of matmul 512, a tenth of the wall time went to re-launching 12-60 ms
+// candidates that were 6-30 times slower than the best). A long launch needs no warm-up at all: what a cold start costs does not grow with the
 // launch (on the candidates of a BEAM run on matmul 512, 3 MB of buffers, the first launch took
 // at most 1.3 ms more than the later ones, at 6 ms and at 600 ms alike; bench_runtime's
 // BM_CpuColdLaunch, 6 MB: 0.05-0.9 ms more at 6 ms, 0.3-4 ms at 43 ms, -3 to +3 ms at 340 ms,

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -63,6 +64,12 @@ struct Probe {
 
 Probe probe(const std::string& executable) {
   Probe p;
+  // The linker clang's driver would run. Linking through the driver costs as much as compiling
+  // (it adds the C runtime's start files, which a kernel does not need): `clang -c` then `ld
+  // -shared` directly took 52 ms a kernel where `clang -shared` took 105. Asked beside the version:
+  // most of each question is clang's start (0.1 s), which a tune waits for before its first kernel.
+  std::future<ProcessResult> asked_linker =
+      std::async(std::launch::async, [&executable] { return run_process({executable, "-print-prog-name=ld"}); });
   ProcessResult result;
   try {
     result = run_process({executable, "--version"});
@@ -77,10 +84,7 @@ Probe probe(const std::string& executable) {
     throw DeviceError("CPU device is not available: " + executable + " does not say it is clang: '" +
                       p.version_line + "'");
   p.version = match[1];
-  // The linker clang's driver would run. Linking through the driver costs as much as compiling
-  // (it adds the C runtime's start files, which a kernel does not need): `clang -c` then `ld
-  // -shared` directly took 52 ms a kernel where `clang -shared` took 105.
-  const ProcessResult ld = run_process({executable, "-print-prog-name=ld"});
+  const ProcessResult ld = asked_linker.get();
   p.linker = ld.output.substr(0, ld.output.find('\n'));
   const auto runs = [&p] {
     try {
@@ -94,7 +98,7 @@ Probe probe(const std::string& executable) {
   return p;
 }
 
-// The probe of EXECUTABLE, run once per process (78 ms of three processes, and the tuner opens
+// The probe of EXECUTABLE, run once per process (0.1-0.4 s of three processes, and the tuner opens
 // the CPU device for its fingerprint at every kernel); a failed one is not kept.
 const Probe& probed(const std::string& executable) {
   static std::mutex mutex;

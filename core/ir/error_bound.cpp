@@ -65,14 +65,22 @@ double largest_finite(const DType& d) { return format_of(d).largest; }
 // value, up to |r| + PROPAGATED, not r: so the bound holds to every order, not only the first.
 // Past the dtype's largest finite value the kernel may hold an infinity the exact value does not:
 // unverifiable.
-double finish(const DType& d, double propagated, double r, double ulps = 0.5) {
-  const FloatFormat& f = format_of(d);
+double finish(const FloatFormat& f, double propagated, double r, double ulps = 0.5) {
   if (!f.precision) return propagated;
   if (std::isnan(r) || std::isinf(r)) return propagated == 0 ? 0 : inf;
   const double held = std::abs(r) + propagated;
   const double eps = 2 * f.unit_roundoff;
   const double e = propagated + ulps * eps * held + f.eta;  // f.eta: rounding_bound(d, 0)
   return held + e > f.largest ? inf : e;
+}
+double finish(const DType& d, double propagated, double r, double ulps = 0.5) {
+  return finish(format_of(d), propagated, r, ulps);
+}
+
+double add_error_bound(const DType& d, double ea, double eb, double r) { return finish(d, ea + eb, r); }
+
+double mul_error_bound(const DType& d, double a, double b, double ea, double eb, double r) {
+  return finish(d, std::abs(b) * ea + std::abs(a) * eb + ea * eb, r);
 }
 
 // Whether a comparison of A and B (bounds EA, EB) may come out the other way in the kernel.
@@ -125,37 +133,37 @@ double library_ulps(Ops op) {
   }
 }
 
-namespace {
-
-// sum_j m_j^2 over the runs of equal values among TERMS (finite; +0 and -0 are one value): each
+// sum_j m_j^2 over the runs of equal values among the terms (finite; +0 and -0 are one value): each
 // term adds 2m+1 when it is the (m+1)-th of its value. Counted in an open-addressing table of bit
 // patterns, linear in the terms where a sort was n log n: an exact run bounds a sum per output.
-double squared_multiplicities(const std::vector<double>& terms) {
+// The table is kept at most a quarter full, so that a term mostly finds its slot at the first
+// probe (a mispredicted probe loop was most of the cost), and its keys say empty with the bits of
+// a NaN, which no finite term has.
+double SumBound::squared_multiplicities() {
+  constexpr uint64_t kEmpty = ~uint64_t{0};
   size_t slots = 16;
-  while (slots < 2 * terms.size()) slots *= 2;
-  struct Slot {
-    uint64_t bits;
-    int64_t count;  // 0: empty
-  };
-  std::vector<Slot> table(slots, Slot{0, 0});
+  while (slots < 4 * terms_.size()) slots *= 2;
+  keys_.assign(slots, kEmpty);
+  counts_.resize(slots);
   double squares = 0;
-  for (double t : terms) {
+  for (double t : terms_) {
     const uint64_t bits = std::bit_cast<uint64_t>(t == 0 ? 0.0 : t);
     size_t i = static_cast<size_t>((bits * 0x9E3779B97F4A7C15ull) >> 32) & (slots - 1);
-    while (table[i].count != 0 && table[i].bits != bits) i = (i + 1) & (slots - 1);
-    squares += static_cast<double>(2 * table[i].count + 1);
-    table[i] = {bits, table[i].count + 1};
+    while (keys_[i] != kEmpty && keys_[i] != bits) i = (i + 1) & (slots - 1);
+    if (keys_[i] == kEmpty) {
+      keys_[i] = bits;
+      counts_[i] = 0;
+    }
+    squares += static_cast<double>(2 * counts_[i]++ + 1);
   }
   return squares;
 }
-
-}  // namespace
 
 double SumBound::bound(const DType& dtype) {
   if (!dtype.is_float() || n_ <= 1) return sum_bounds_;
   // a term that is not finite counts on its own
   const double squares =
-      static_cast<double>(n_ - static_cast<int64_t>(terms_.size())) + squared_multiplicities(terms_);
+      static_cast<double>(n_ - static_cast<int64_t>(terms_.size())) + squared_multiplicities();
   const auto n = static_cast<double>(n_);
   const double g = std::min(n - 1, 5 * std::sqrt(squares - 1));
   // every partial sum the kernel holds is at most sum (|x_i| + E_i), and may overflow past that
@@ -164,10 +172,18 @@ double SumBound::bound(const DType& dtype) {
   return sum_bounds_ + g * (unit_roundoff(dtype) * held + rounding_bound(dtype, 0));
 }
 
-double add_error_bound(const DType& d, double ea, double eb, double r) { return finish(d, ea + eb, r); }
+void add_error_bounds(const DType& d, std::span<const double> ea, std::span<const double> eb,
+                      std::span<const double> r, std::span<double> out) {
+  const FloatFormat& f = format_of(d);  // once a block: finish() inlines into the loop
+  for (size_t j = 0; j < out.size(); j++) out[j] = finish(f, ea[j] + eb[j], r[j]);
+}
 
-double mul_error_bound(const DType& d, double a, double b, double ea, double eb, double r) {
-  return finish(d, std::abs(b) * ea + std::abs(a) * eb + ea * eb, r);
+void mul_error_bounds(const DType& d, std::span<const double> a, std::span<const double> b,
+                      std::span<const double> ea, std::span<const double> eb, std::span<const double> r,
+                      std::span<double> out) {
+  const FloatFormat& f = format_of(d);
+  for (size_t j = 0; j < out.size(); j++)
+    out[j] = finish(f, std::abs(b[j]) * ea[j] + std::abs(a[j]) * eb[j] + ea[j] * eb[j], r[j]);
 }
 
 double alu_error_bound(Ops op, const DType& d, const DType& from, std::span<const ConstValue> x,

@@ -88,10 +88,14 @@ double rounding_bound(const DType& dtype, double r);
 double alu_error_bound(Ops op, const DType& dtype, const DType& from, std::span<const ConstValue> x,
                        std::span<const double> e, const ConstValue& r);
 
-// alu_error_bound's rules for a + b and a * b in DTYPE, on plain doubles (an exact run's
-// hottest ops, evaluated a block at a time).
-double add_error_bound(const DType& dtype, double ea, double eb, double r);
-double mul_error_bound(const DType& dtype, double a, double b, double ea, double eb, double r);
+// alu_error_bound's rules for a + b and a * b in DTYPE over a block of lanes (an exact run's
+// hottest ops, evaluated a block at a time): OUT[j] bounds R[j] = A[j] + B[j] (or A[j] * B[j]),
+// whose operands' bounds are EA[j] and EB[j]. Every span has OUT's length.
+void add_error_bounds(const DType& dtype, std::span<const double> ea, std::span<const double> eb,
+                      std::span<const double> r, std::span<double> out);
+void mul_error_bounds(const DType& dtype, std::span<const double> a, std::span<const double> b,
+                      std::span<const double> ea, std::span<const double> eb, std::span<const double> r,
+                      std::span<double> out);
 
 // A sum of N terms in DTYPE: what a reduce keeps while it visits its terms.
 class SumBound {
@@ -103,14 +107,24 @@ class SumBound {
     sum_abs_ += x < 0 ? -x : x;
     sum_bounds_ += e;
   }
-  // The bound of the sum in DTYPE, in any order (see g above). Sorts the terms to count equal ones.
+  // The bound of the sum in DTYPE, in any order (see g above). Counts equal terms in a table.
   double bound(const DType& dtype);
+  // Back to no terms, keeping the memory: an exact run bounds one sum per output element.
+  void clear() {
+    n_ = 0;
+    terms_.clear();
+    sum_abs_ = sum_bounds_ = 0;
+  }
 
  private:
+  double squared_multiplicities();
+
   int64_t n_ = 0;              // terms that may be nonzero
-  std::vector<double> terms_;  // the finite ones' exact values (sorting NaN is undefined)
+  std::vector<double> terms_;  // the finite ones' exact values (NaN equals nothing)
   double sum_abs_ = 0;         // sum |x_i|
   double sum_bounds_ = 0;      // sum E_i
+  std::vector<uint64_t> keys_;  // squared_multiplicities' table: a term's bits, and how many
+  std::vector<int64_t> counts_;
 };
 
 // The largest number of ulps any target's library may be off for OP (k above; 0.5 for the

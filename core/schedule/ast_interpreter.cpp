@@ -500,7 +500,9 @@ class KernelRun {
     const std::vector<int64_t> saved = idx_;
     const DType d = n.u.dtype();
     ConstValue acc = identity_element(op, held_as(d, exact_));
-    SumBound sum;
+    LanePlan& plan = plans_[static_cast<size_t>(n.plan)];
+    SumBound& sum = plan.sum;
+    sum.clear();
     const bool float_sum = exact_ && op == Ops::ADD && d.is_float();
     for (int64_t a : axes) {
       if (a < 0 || static_cast<size_t>(a) >= idx_.size())
@@ -508,7 +510,6 @@ class KernelRun {
       if (full_shape_[static_cast<size_t>(a)] == 0) return acc;
       idx_[static_cast<size_t>(a)] = 0;
     }
-    LanePlan& plan = plans_[static_cast<size_t>(n.plan)];
     const int64_t extent = plan.axis < 0 ? 1 : full_shape_[static_cast<size_t>(plan.axis)];
     const int root = n.src[0];
     for (;;) {
@@ -576,6 +577,7 @@ class KernelRun {
     std::vector<int> once, lanewise, per_lane;  // the kept nodes, in evaluation order
     std::vector<ConstValue> values;             // kLanes per slot
     std::vector<double> errors;
+    SumBound sum;  // the reduce's, kept to keep its memory
 
     // Node K's lanes.
     LaneRef lanes(int k) {
@@ -644,6 +646,14 @@ class KernelRun {
       if (n.op == Ops::LOAD && view->direct) {  // positions along the axis in one walk of the view
         for (size_t i = 0; i < view->shape.size(); i++) scratch_[i] = view->shape[i] == 1 ? 0 : idx_[i];
         view->direct->positions_along(scratch_.data(), axis, count, positions_.data());
+        if (n.f64 && !n.bound) {  // exact float64 data (a check's inputs): load()'s path, inline
+          for (int64_t j = 0; j < count; j++) {
+            const int64_t pos = positions_[static_cast<size_t>(j)];
+            if (pos != IntTracker::kHidden) check_bounds(n.u, *n.buffer, pos);
+            out.keep(j, ConstValue{n.held, 0, pos == IntTracker::kHidden ? 0.0 : n.f64[pos]}, 0);
+          }
+          continue;
+        }
         for (int64_t j = 0; j < count; j++) {
           double error = 0;
           out.keep(j, load(n, positions_[static_cast<size_t>(j)], error), error);
@@ -652,14 +662,16 @@ class KernelRun {
       }
       if (float64_arithmetic(n)) {  // on the doubles, the bound by its rule
         const LaneRef x = plan.lanes(n.src[0]), y = plan.lanes(n.src[1]);
-        const DType& d = n.u.dtype();
         const bool add = n.op == Ops::ADD;
+        std::array<double, kLanes> a, b, ea, eb, r, e{};
         for (int64_t j = 0; j < count; j++) {
-          const double a = x.value(j).f, b = y.value(j).f, ea = x.error(j), eb = y.error(j);
-          const double r = add ? a + b : a * b;
-          out.keep(j, ConstValue{n.held, 0, r},
-                   !exact_ ? 0 : add ? add_error_bound(d, ea, eb, r) : mul_error_bound(d, a, b, ea, eb, r));
+          a[j] = x.value(j).f, b[j] = y.value(j).f, ea[j] = x.error(j), eb[j] = y.error(j);
+          r[j] = add ? a[j] + b[j] : a[j] * b[j];
         }
+        const auto lanes = [count](auto& v) { return std::span(v.data(), static_cast<size_t>(count)); };
+        if (exact_ && add) add_error_bounds(n.u.dtype(), lanes(ea), lanes(eb), lanes(r), lanes(e));
+        if (exact_ && !add) mul_error_bounds(n.u.dtype(), lanes(a), lanes(b), lanes(ea), lanes(eb), lanes(r), lanes(e));
+        for (int64_t j = 0; j < count; j++) out.keep(j, ConstValue{n.held, 0, r[j]}, e[j]);
         continue;
       }
       if (n.op == Ops::LOAD || n.op == Ops::VALID) {  // through index expressions, one lane at a time

@@ -234,7 +234,9 @@ int failures(const std::vector<std::string>& args) {
       .synopsis = "tunebed query failures [--kernel HASH | --workload W] [--device D] [--status S] [options]",
       .description =
           "Every candidate that did not pass: compile_error, crash, timeout (both quarantined:\n"
-          "never run again on that kernel and device) or wrong. Oldest first."};
+          "never run again on that kernel and device) or wrong. Oldest first. A stopped candidate\n"
+          "(killed past the search's stop line: slow, not broken) is no failure: `query history`\n"
+          "shows it."};
   add_filter_options(cl);
   cl.options.add_options()("status", po::value<std::string>()->value_name("S"),
                            "only this status: compile_error, crash, timeout or wrong");
@@ -251,7 +253,7 @@ int failures(const std::vector<std::string>& args) {
       only = results::parse_candidate_status(s);
     } catch (const std::invalid_argument&) {
     }
-    if (!only || *only == CandidateStatus::ok) {
+    if (!only || *only == CandidateStatus::ok || *only == CandidateStatus::stopped) {
       throw UsageError("unknown failure status '" + s +
                        "' (expected compile_error, crash, timeout or wrong)");
     }

@@ -35,7 +35,7 @@ using results::CandidateStatus;
 // What checking one variant found: a CandidateStatus, as the tuner records a candidate, or an
 // outcome only a check has.
 enum class Outcome : uint8_t {
-  // CandidateStatus's five, value for value
+  // CandidateStatus's first five, value for value (a check never stops a launch)
   ok,
   compile_error,
   crash,

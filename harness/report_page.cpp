@@ -15,8 +15,8 @@ namespace {
 
 using results::CandidateStatus;
 
-constexpr std::array kStatuses = {CandidateStatus::ok, CandidateStatus::compile_error, CandidateStatus::crash,
-                                  CandidateStatus::timeout, CandidateStatus::wrong};
+constexpr std::array kStatuses = {CandidateStatus::ok,      CandidateStatus::compile_error, CandidateStatus::crash,
+                                  CandidateStatus::timeout, CandidateStatus::wrong,         CandidateStatus::stopped};
 
 std::string fixed(double v, const char* format = "%.2f") {
   char buf[48];
@@ -171,7 +171,7 @@ std::string convergence_section(const ReportData& data) {
 }
 
 std::string failures_section(const ReportData& data) {
-  int64_t total = 0, failed = 0;
+  int64_t total = 0, failed = 0, stopped = 0;
   BarChart chart{.id = "failures",
                  .title = "Candidates by status",
                  .x_label = "candidates",
@@ -182,13 +182,18 @@ std::string failures_section(const ReportData& data) {
     auto it = data.by_status.find(s);
     int64_t n = it == data.by_status.end() ? 0 : it->second;
     total += n;
-    if (s != CandidateStatus::ok) failed += n;
+    if (s == CandidateStatus::stopped) stopped += n;  // slow, not broken
+    else if (s != CandidateStatus::ok) failed += n;
     chart.bars.push_back({std::string(to_string(s)), {static_cast<double>(n)}, std::to_string(n)});
   }
   return "<h2>Failures</h2>\n<p>" + std::to_string(failed) + " of " + std::to_string(total) +
          " candidates failed; " + std::to_string(data.quarantined) +
          " of those (crashes and timeouts) are quarantined and never run again on their kernel and device. "
-         "<code>tunebed query failures</code> lists them.</p>\n" +
+         "<code>tunebed query failures</code> lists them." +
+         (stopped ? " " + std::to_string(stopped) +
+                        " more were stopped past their stop line: slow, not failed, and not quarantined."
+                  : "") +
+         "</p>\n" +
          render_bar_chart(chart);
 }
 

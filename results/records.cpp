@@ -9,8 +9,8 @@ namespace {
 
 // The spellings stored in the database (and checked by its CHECK constraints), in enum order.
 constexpr std::array<std::string_view, 4> kRunStatus = {"running", "completed", "interrupted", "failed"};
-constexpr std::array<std::string_view, 5> kCandidateStatus = {"ok", "compile_error", "crash", "timeout",
-                                                              "wrong"};
+constexpr std::array<std::string_view, 6> kCandidateStatus = {"ok",      "compile_error", "crash",
+                                                              "timeout", "wrong",         "stopped"};
 
 template <class E, size_t N>
 E parse_enum(const std::array<std::string_view, N>& names, std::string_view s, std::string_view what) {

@@ -37,7 +37,9 @@ struct Kernel {
 };
 
 enum class RunStatus { running, completed, interrupted, failed };
-enum class CandidateStatus { ok, compile_error, crash, timeout, wrong };
+// stopped: its verification launch passed the search's stop line and was killed (search/measure.hpp):
+// slower than that, unverified, not broken.
+enum class CandidateStatus { ok, compile_error, crash, timeout, wrong, stopped };
 
 std::string_view to_string(RunStatus s);
 std::string_view to_string(CandidateStatus s);

@@ -1,5 +1,7 @@
 #include "results/schema.hpp"
 
+#include <sqlite3.h>
+
 #include <string>
 
 namespace tunebed::results {
@@ -221,6 +223,42 @@ CREATE TABLE winner_confidence (
 );
 )sql";
 
+// Version 7: a candidate may be `stopped`: the search killed its verification launch once it
+// passed the stop line (search/measure.hpp), so it has no time, only "slower than that". It is no
+// failure: v_failures leaves it out. SQLite cannot alter a CHECK; widening one is the in-place
+// edit its documentation gives for a constraint every stored row still meets (ALTER TABLE,
+// "Making Other Kinds Of Table Schema Changes"): rewrite the table's text, bump schema_version.
+constexpr std::string_view kStopped = R"sql(
+DROP VIEW v_failures;
+CREATE VIEW v_failures AS
+SELECT c.id AS candidate_id, r.uuid AS run_uuid, c.seq,
+       k.hash AS kernel_hash, k.source AS kernel_source, d.name AS device,
+       c.opts, c.status, c.error, c.max_error, c.created_at,
+       EXISTS (SELECT 1 FROM quarantine q
+               WHERE q.kernel_id = c.kernel_id AND q.device_id = c.device_id AND q.opts = c.opts)
+         AS quarantined,
+       k.id AS kernel_id, d.id AS device_id
+FROM candidates c
+JOIN runs r ON r.id = c.run_id
+JOIN kernels k ON k.id = c.kernel_id
+JOIN devices d ON d.id = c.device_id
+WHERE c.status NOT IN ('ok', 'stopped');
+)sql";
+
+void allow_stopped_candidates(Db& db) {
+  constexpr std::string_view before = "'timeout', 'wrong')", after = "'timeout', 'wrong', 'stopped')";
+  const int64_t version = db.query_int("PRAGMA schema_version");
+  db.exec("PRAGMA writable_schema = ON");
+  Statement edit(db, "UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = 'candidates'");
+  edit.bind_all(before, after).run();
+  db.exec("PRAGMA schema_version = " + std::to_string(version + 1));
+  db.exec("PRAGMA writable_schema = OFF");
+  Statement check(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'candidates' AND instr(sql, ?) > 0");
+  check.bind_all(after);
+  if (!check.step() || check.column_int(0) != 1)
+    throw SqliteError(SQLITE_CORRUPT, "the candidates table is not the one tunebed created: its status CHECK differs", "");
+}
+
 }  // namespace
 
 const std::vector<Migration>& migrations() {
@@ -228,6 +266,7 @@ const std::vector<Migration>& migrations() {
       {1, "tables", kTables},          {2, "run-uuid-and-provenance", kRunIdentity}, {3, "views", kViews},
       {4, "fuzz-findings", kFindings}, {5, "kernel-checks-and-demotions", kChecks},
       {6, "winner-confidence", kConfidence},
+      {7, "stopped-candidates", kStopped, allow_stopped_candidates},
   };
   return list;
 }
@@ -243,6 +282,7 @@ void migrate(Db& db, int target) {
     if (schema_version(db) >= m.version) continue;  // applied already, perhaps by another process
     try {
       db.exec(m.sql);
+      if (m.step) m.step(db);
       db.exec("PRAGMA user_version = " + std::to_string(m.version));
     } catch (const SqliteError& e) {
       throw SqliteError(e.code,

@@ -12,7 +12,8 @@
 //   - best: an inserted `ok` candidate replaces the (kernel, device, action-space version) winner
 //     only when its median is strictly smaller; wrong, crashed or failed candidates never touch it.
 //   - quarantine: an inserted `crash` or `timeout` candidate quarantines its opts for that kernel
-//     and device, so it is never run again there.
+//     and device, so it is never run again there. A `stopped` one (its launch passed the search's
+//     stop line, search/measure.hpp) is not: it was slow, not broken.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,9 @@ struct Migration {
   int version;  // user_version after this migration; versions are 1, 2, 3, ... in list order
   std::string_view name;
   std::string_view sql;
+  // Run after SQL, in the same transaction: a step plain SQL cannot say (migration 7 edits a
+  // table's CHECK in place, which needs the schema's own version number bumped).
+  void (*step)(Db&) = nullptr;
 };
 
 // 'tune' in ASCII: PRAGMA application_id of every tuning database.

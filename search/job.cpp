@@ -71,7 +71,7 @@ static std::vector<double> get_samples(WireReader& r) {
 
 static CandidateStatus get_status(WireReader& r) {
   uint8_t s = r.u8("status");
-  if (s > static_cast<uint8_t>(CandidateStatus::wrong))
+  if (s > static_cast<uint8_t>(CandidateStatus::stopped))
     throw std::runtime_error("bad status " + std::to_string(s));
   return static_cast<CandidateStatus>(s);
 }
@@ -125,6 +125,7 @@ Message encode(const Job& job) {
   w.f64(job.timing.max_seconds);
   w.f64(job.timing.timeout_s);
   w.f64(job.timing.compile_timeout_s);
+  put_optional(w, job.timing.stop_s);
   return w.bytes();
 }
 
@@ -142,6 +143,7 @@ Job decode_job(WireReader& r, const std::shared_ptr<const JobData>& held) {
   job.timing.max_seconds = r.f64("max seconds");
   job.timing.timeout_s = r.f64("timeout");
   job.timing.compile_timeout_s = r.f64("compile timeout");
+  job.timing.stop_s = get_optional(r, "stop line");
   r.expect_end();
   return job;
 }
@@ -243,5 +245,7 @@ double decode_compiled(WireReader& r) {
   return ms;
 }
 Message encode_go() { return WireWriter(MessageKind::go).bytes(); }
+Message encode_launching() { return WireWriter(MessageKind::launching).bytes(); }
+Message encode_launched() { return WireWriter(MessageKind::launched).bytes(); }
 
 }  // namespace tunebed::search

@@ -95,6 +95,10 @@ enum class MessageKind : uint8_t {
   result = 5,    // worker -> parent: a JobResult
   retimed = 6,   // worker -> parent: a RetimeResult
   data = 7,      // parent -> worker: a JobData, for the jobs after it that name it
+  // worker -> parent, around the verification launch of a job with a stop line (TimingParams::
+  // stop_s): the line covers the launch alone, not the staging or the check beside it.
+  launching = 8,
+  launched = 9,
 };
 
 Message encode(const JobData& data);
@@ -104,6 +108,8 @@ Message encode(const JobResult& result);
 Message encode(const RetimeResult& result);
 Message encode_compiled(double compile_ms);
 Message encode_go();
+Message encode_launching();
+Message encode_launched();
 
 // Each decodes a whole payload whose kind was already read by the caller (kind<MessageKind>()).
 JobData decode_data(WireReader& r);

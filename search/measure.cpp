@@ -26,6 +26,11 @@ std::vector<double> measure_samples(const std::function<double()>& launch, const
   return samples;
 }
 
+std::optional<double> stop_line(std::optional<double> bar) {
+  if (!bar) return std::nullopt;
+  return std::max(kStopFloor, kStopFactor * *bar);
+}
+
 double median(std::vector<double> samples) {
   if (samples.empty()) throw std::invalid_argument("median of no samples");
   std::ranges::sort(samples);

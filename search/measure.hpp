@@ -17,6 +17,14 @@
 // BM_CpuColdLaunch, 6 MB: 0.05-0.9 ms more at 6 ms, 0.3-4 ms at 43 ms, -3 to +3 ms at 340 ms,
 // with the load average at 1-2), so a verification launch of at least kSelfWarmingLaunch is
 // within the launch-to-launch spread of a warm one and is the first sample.
+// A launch far past the bar is not even finished (stop_line): the pool kills the worker once its
+// verification launch passes kStopFactor times the bar, and the candidate is `stopped`, its time
+// known only to be more than that. A BEAM run on matmul 512 spent a fifth of its wall time on
+// the one launch each of its root and of fifteen candidates 8-170 times slower than the best
+// (10-215 ms, with the other core idle: timing is exclusive); the search ranks a stopped
+// candidate as it ranks a failed one, last, and BEAM expands none of them. A kernel that never
+// ends is stopped too where there is a bar (a timeout only without one): at the stop line it
+// cannot be told from a slow one, and running it again costs no more than one stop line.
 // A slow kernel gets fewer samples: they stop once they add up to `max_seconds` (a launch
 // of 400 ms is not moved by a scheduler tick, and the winner is re-timed anyway, below).
 //
@@ -50,6 +58,12 @@ inline constexpr double kEarlyStopFactor = 3;
 inline constexpr double kColdFactor = 2;
 // A verification launch at least this long (seconds) is its own warm-up and the first sample.
 inline constexpr double kSelfWarmingLaunch = 0.1;
+// A verification launch past this many times the bar is stopped, twice the one-sample line
+// (kColdFactor) ...
+inline constexpr double kStopFactor = 2 * kColdFactor;
+// ... and never before this many seconds: replacing the killed worker costs milliseconds (a fork,
+// the data sent again), so stopping a launch of a few is no saving.
+inline constexpr double kStopFloor = 0.02;
 
 struct TimingParams {
   int warmup = 2;  // the verification run and one more
@@ -60,7 +74,14 @@ struct TimingParams {
   // generous limit: its time depends on the machine's load, a run's on the candidate.
   double timeout_s = 10;
   double compile_timeout_s = 120;
+  // The pool kills a worker whose verification launch passes this (the staging before it and the
+  // check after it are not counted: a fresh worker's first staging faults its pages in), and the
+  // candidate is `stopped`. A stop line past timeout_s is the timeout's.
+  std::optional<double> stop_s;
 };
+
+// Where a run of a candidate whose early-stop bar is BAR is stopped: nullopt without a bar.
+std::optional<double> stop_line(std::optional<double> bar);
 
 // Seconds per launch, `warmup` untimed launches first, stopping early as above. FIRST: the
 // seconds of a launch already made (the verification run), which counts as a warm-up, or as the

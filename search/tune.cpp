@@ -120,7 +120,10 @@ class TuneCost : public CostFunction {
       // stops early even within the batch.
       std::optional<double> bar = early_stop;
       if (best_) bar = std::min(bar.value_or(INFINITY), kEarlyStopFactor * *best_);
-      for (Job& job : part) job.timing.early_stop_s = bar;
+      for (Job& job : part) {
+        job.timing.early_stop_s = bar;
+        job.timing.stop_s = stop_line(bar);
+      }
       pool_.run(part, [&](int j, const JobResult& r) {
         const size_t at = begin + static_cast<size_t>(j);
         record(opts_of[at], hash_of[at], r);

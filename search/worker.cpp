@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -83,12 +84,24 @@ JobResult failure(CandidateStatus status, std::string message) {
   return r;
 }
 
-JobResult run_and_verify(Program& program, Device& device, Staging& staging, const Job& job) {
+// The verification launch, bracketed by `launching` and `launched` where the job has a stop line,
+// so that the pool stops the launch and not the staging before it; nullopt: the parent is gone.
+std::optional<double> verification_launch(int fd, const Job& job, const std::function<double()>& launch) {
+  if (!job.timing.stop_s) return launch();
+  if (!write_frame(fd, encode_launching())) return std::nullopt;
+  const double seconds = launch();
+  if (!write_frame(fd, encode_launched())) return std::nullopt;
+  return seconds;
+}
+
+JobResult run_and_verify(int fd, Program& program, Device& device, Staging& staging, const Job& job) {
   const JobData& data = *job.data;
   const std::vector<Buffer*>& bufs = staging.stage(device, data);
   JobResult r;
   const auto launch = [&] { return launch_seconds(job.kernel.source, program.run(bufs, data.vars, job.kernel.dims)); };
-  const double verified_s = launch();
+  const std::optional<double> verified = verification_launch(fd, job, launch);
+  if (!verified) return failure(CandidateStatus::crash, "the parent went away");
+  const double verified_s = *verified;
   const HostBuffer& out = staging.output(data);
   if (data.expected) {
     Verdict v = check_output(out, *data.expected);
@@ -128,7 +141,7 @@ std::optional<JobResult> serve_job(int fd, Staging& staging, const Job& job) {
   if (!go) return std::nullopt;
   JobResult r;
   try {
-    r = run_and_verify(*program, *device, staging, job);
+    r = run_and_verify(fd, *program, *device, staging, job);
   } catch (const std::exception& e) {
     // A launch the device refused (bad dims, a driver error): the candidate is broken, not the
     // worker. A segfault does not come here; the pool sees the signal.
@@ -158,8 +171,8 @@ RetimeResult serve_retime(const RetimeJob& job) {
 
 }  // namespace
 
-void serve_jobs(int fd) {
-  std::shared_ptr<const JobData> held;  // the data the parent sent last
+void serve_jobs(int fd, std::shared_ptr<const JobData> inherited) {
+  std::shared_ptr<const JobData> held = std::move(inherited);  // the data the parent sent last
   Staging staging;
   while (auto frame = read_frame(fd)) {
     WireReader reader(std::move(*frame));

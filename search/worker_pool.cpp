@@ -33,7 +33,12 @@ int workers_after_opening_device(const PoolOptions& options) {
 }  // namespace
 
 WorkerPool::WorkerPool(PoolOptions options)
-    : options_(options), workers_(workers_after_opening_device(options), serve_jobs), slots_(workers_.size()), held_(slots_.size(), 0) {}
+    : options_(options),
+      workers_(workers_after_opening_device(options), [this](int fd) { serve_jobs(fd, inherited_); }),
+      slots_(workers_.size()),
+      held_(slots_.size(), 0) {}
+
+uint64_t WorkerPool::inherited_id() const { return inherited_ ? inherited_->id : 0; }
 
 std::vector<JobResult> WorkerPool::run(const std::vector<Job>& jobs,
                                        const std::function<void(int, const JobResult&)>& on_result) {
@@ -56,7 +61,7 @@ std::vector<JobResult> WorkerPool::run(const std::vector<Job>& jobs,
   // The worker died or overran (the supervisor has replaced it already): the job is STATUS.
   auto abandon = [&](int worker, CandidateStatus status, std::string message) {
     std::erase(waiting, worker);
-    held_[worker] = 0;  // its replacement holds no data
+    held_[worker] = inherited_id();  // its replacement holds what it inherited
     finish(worker, JobResult{.status = status, .message = std::move(message)});
   };
 
@@ -75,6 +80,7 @@ std::vector<JobResult> WorkerPool::run(const std::vector<Job>& jobs,
         pending.pop_front();
         slots_[w] = {Phase::compiling, j, std::nullopt};
         if (held_[w] != jobs[j].data->id) {
+          inherited_ = jobs[j].data;  // first: a worker replaced while this is sent inherits it
           workers_.send(w, encode(*jobs[j].data));
           held_[w] = jobs[j].data->id;
           data_sent_++;
@@ -98,9 +104,14 @@ std::vector<JobResult> WorkerPool::run(const std::vector<Job>& jobs,
     } else if (e->kind == ChildEvent::Kind::timed_out) {
       const TimingParams& t = jobs[s.job].timing;
       const bool compiling = s.phase == Phase::compiling;
-      abandon(e->child, CandidateStatus::timeout,
-              std::string(compiling ? "compiling" : "running") + " took longer than " +
-                  seconds_text(compiling ? t.compile_timeout_s : t.timeout_s) + "; worker killed");
+      if (s.launching)
+        abandon(e->child, CandidateStatus::stopped,
+                "the verification launch passed the stop line, " + seconds_text(*t.stop_s) +
+                    " (kStopFactor times the early-stop bar); worker killed, the output unverified");
+      else
+        abandon(e->child, CandidateStatus::timeout,
+                std::string(compiling ? "compiling" : "running") + " took longer than " +
+                    seconds_text(compiling ? t.compile_timeout_s : t.timeout_s) + "; worker killed");
     } else {
       WireReader reader(e->message);
       const MessageKind kind = reader.kind<MessageKind>();
@@ -109,6 +120,13 @@ std::vector<JobResult> WorkerPool::run(const std::vector<Job>& jobs,
         s.phase = Phase::compiled;
         workers_.watch(e->child, std::nullopt);  // waiting for its turn is not the candidate's time
         waiting.push_back(e->child);
+      } else if (kind == MessageKind::launching) {
+        const TimingParams& t = jobs[s.job].timing;
+        s.launching = t.stop_s && *t.stop_s < t.timeout_s;  // else the timeout comes first
+        if (s.launching) workers_.watch(e->child, *t.stop_s);
+      } else if (kind == MessageKind::launched) {
+        if (s.launching) workers_.watch(e->child, jobs[s.job].timing.timeout_s);
+        s.launching = false;
       } else if (kind == MessageKind::result) {
         finish(e->child, decode_result(reader));
       } else {
@@ -127,7 +145,7 @@ RetimeResult WorkerPool::retime(const RetimeJob& job) {
   }
   workers_.unwatch(0);
   RetimeResult r;
-  if (e->kind != ChildEvent::Kind::message) held_[0] = 0;  // replaced
+  if (e->kind != ChildEvent::Kind::message) held_[0] = inherited_id();  // replaced
   if (e->kind == ChildEvent::Kind::timed_out) {
     r.status = CandidateStatus::timeout;
     r.message = "re-timing took longer than " + seconds_text(job.timeout_s) + "; worker killed";

@@ -10,6 +10,8 @@
 //   parent --job--> worker          compiles, within the job's compile timeout
 //   parent <--compiled-- worker     waits for its turn
 //   parent --go--> worker           runs, verifies, times, within the job's run timeout
+//   parent <--launching-- worker    with a stop line: the verification launch starts ...
+//   parent <--launched-- worker     ... and ends within it
 //   parent <--result-- worker
 //
 // Compiles overlap (that is where the time goes). By default timing is exclusive: a worker gets
@@ -17,7 +19,9 @@
 // timing is never taken while the tuner's own work competes for the cores and the memory bus.
 // A worker that dies mid-job makes the job a `crash` named by how it died ("worker killed by
 // signal SIGSEGV (Segmentation fault)"); one past its deadline is killed and the job is a
-// `timeout`. Either way a fresh worker takes its place and the remaining jobs go on.
+// `timeout`; one whose verification launch passes the job's stop line (TimingParams::stop_s) is
+// killed too, and the job is `stopped`: slow, not broken. Either way a fresh worker takes its place and
+// the remaining jobs go on.
 //
 // The parent must not run kernels itself, and the pool belongs to one thread, which must outlive
 // it (supervisor.hpp says why).
@@ -45,8 +49,8 @@ struct PoolOptions {
 
 struct PoolStats {
   int64_t jobs = 0;
-  int64_t workers_replaced = 0;  // after a crash or a timeout
-  int64_t data_sent = 0;         // JobData messages: one per worker and kernel, again after a replacement
+  int64_t workers_replaced = 0;  // after a crash, a timeout or a stop
+  int64_t data_sent = 0;         // JobData messages: one per worker and kernel (a replacement inherits the last sent)
 };
 
 class WorkerPool {
@@ -67,14 +71,20 @@ class WorkerPool {
   RetimeResult retime(const RetimeJob& job);
 
  private:
+  uint64_t inherited_id() const;  // what a worker forked now holds (0: nothing)
+
   enum class Phase { idle, compiling, compiled, running };
   struct Slot {  // what the parent knows of one worker
     Phase phase = Phase::idle;
     int job = -1;
     std::optional<double> compile_ms;
+    bool launching = false;  // in its verification launch, under the job's stop line
   };
 
   PoolOptions options_;
+  // The data sent last: a worker forked from now on (a replacement) is born holding it. Declared
+  // before workers_, whose constructor forks the first workers.
+  std::shared_ptr<const JobData> inherited_;
   Supervisor workers_;
   std::vector<Slot> slots_;
   std::vector<uint64_t> held_;  // per worker: the id of the JobData it was sent last (0: none)

@@ -109,6 +109,49 @@ TEST_F(OpenTest, VersionOneFileMigratesToCurrent) {
   EXPECT_TRUE(db.integrity_check().empty());
 }
 
+// Migration 7 widens the candidates' status CHECK in place: a file of version 6 keeps its rows,
+// then takes a `stopped` candidate, which neither quarantines its opts nor counts as a failure.
+TEST_F(OpenTest, VersionSixFileTakesStoppedCandidatesAfterMigrating) {
+  constexpr std::string_view rows = R"sql(
+    INSERT INTO devices VALUES (1, 'cpu0', 'x86_64', 'none', 'clang', '15');
+    INSERT INTO kernels (id, hash, ast) VALUES (1, 'h1', 'SINK()');
+    INSERT INTO runs (id, strategy, action_space_version, tunebed_version, git_rev, host, started_at, status, uuid)
+      VALUES (1, 'beam', 'as1', '0.0.1', 'old', 'h', '2025-01-01T00:00:00.000Z', 'completed', 'u1');
+    INSERT INTO candidates (run_id, seq, kernel_id, device_id, opts, median_us, status, created_at)
+      VALUES (1, 1, 1, 1, 'a', 20.0, 'ok', '2025-01-01T00:00:01.000Z'),
+             (1, 2, 1, 1, 'b', NULL, 'timeout', '2025-01-01T00:00:02.000Z');
+  )sql";
+  constexpr std::string_view stopped = R"sql(
+    INSERT INTO candidates (run_id, seq, kernel_id, device_id, opts, status, error, created_at)
+      VALUES (1, 3, 1, 1, 'c', 'stopped', 'past its stop line', '2025-01-01T00:00:03.000Z');
+  )sql";
+  {
+    Db raw = Db::open(file("v6.db"), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    migrate(raw, 6);
+    raw.exec(rows);
+    EXPECT_THROW(raw.exec(stopped), SqliteError);  // version 6 has no such status
+  }
+  TuningDb db = TuningDb::open(file("v6.db"), TuningDb::Mode::existing);
+  EXPECT_EQ(db.schema_version(), current_schema_version());
+  Db& raw = results::raw_connection(db);
+  raw.exec(stopped);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM candidates"), 3);
+  EXPECT_EQ(raw.query_text("SELECT group_concat(opts) FROM v_failures"), "b");
+  EXPECT_EQ(raw.query_text("SELECT group_concat(opts) FROM quarantine"), "b");
+  EXPECT_EQ(db.best()[0].opts, "a");
+  EXPECT_THROW(raw.exec("UPDATE candidates SET status = 'slow' WHERE seq = 3"), SqliteError);  // still checked
+  EXPECT_TRUE(db.integrity_check().empty());
+}
+
+// A fresh database takes the same path: the status CHECK it ends with names `stopped`.
+TEST_F(OpenTest, AFreshDatabaseAllowsStoppedCandidates) {
+  TuningDb db = TuningDb::open(file("t.db"), TuningDb::Mode::create);
+  EXPECT_NE(results::raw_connection(db)
+                .query_text("SELECT sql FROM sqlite_schema WHERE name = 'candidates'")
+                .find("'wrong', 'stopped')"),
+            std::string::npos);
+}
+
 TEST_F(OpenTest, MissingFileInExistingModeIsAnErrorAndCreatesNothing) {
   std::string path = file("absent.db");
   try {

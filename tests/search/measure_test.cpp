@@ -111,6 +111,19 @@ TEST(Measure, ASlowKernelGetsFewerSamples) {
   EXPECT_EQ(measure_samples(launch, {.warmup = 0, .runs = 7, .max_seconds = 0.01}).size(), 1u);
 }
 
+// A launch is stopped at kStopFactor times the bar, twice where it would have been the one
+// sample, and never sooner than kStopFloor; without a bar, never.
+TEST(Measure, TheStopLineIsTwiceTheOneSampleLineAndNeverUnderTheFloor) {
+  EXPECT_EQ(stop_line(std::nullopt), std::nullopt);
+  EXPECT_DOUBLE_EQ(*stop_line(0.1), 2 * kColdFactor * 0.1);
+  EXPECT_DOUBLE_EQ(*stop_line(1e-3), kStopFloor);
+  EXPECT_DOUBLE_EQ(*stop_line(0), kStopFloor);
+  // A candidate between the one-sample line and the stop line is measured, once.
+  const TimingParams p{.warmup = 2, .runs = 7, .early_stop_s = 0.1};
+  EXPECT_EQ(measure_samples([] { return 0.3; }, p, 0.3).size(), 1u);
+  EXPECT_LT(0.3, *stop_line(p.early_stop_s));
+}
+
 TEST(Verify, SeededInputsAreReproducibleAndInRange) {
   HostBuffer a(dtypes::float32, 64), b(dtypes::float32, 64), c(dtypes::float32, 64);
   fill_random(a, 3);
@@ -136,6 +149,7 @@ RC_GTEST_PROP(Wire, a_job_and_its_result_survive_the_round_trip,
   job.data = share(std::move(data));
   job.timing.early_stop_s = 0.25;
   job.timing.max_seconds = 0.125;
+  job.timing.stop_s = stop_line(job.timing.early_stop_s);
   WireReader d(encode(*job.data));
   RC_ASSERT(d.kind<MessageKind>() == MessageKind::data);
   const auto held = std::make_shared<const JobData>(decode_data(d));
@@ -158,9 +172,10 @@ RC_GTEST_PROP(Wire, a_job_and_its_result_survive_the_round_trip,
   RC_ASSERT(back.kernel.dims.local == job.kernel.dims.local);
   RC_ASSERT(back.timing.early_stop_s == job.timing.early_stop_s);
   RC_ASSERT(back.timing.max_seconds == job.timing.max_seconds);
+  RC_ASSERT(back.timing.stop_s == job.timing.stop_s);
 
   JobResult res;
-  res.status = CandidateStatus::wrong;
+  res.status = *rc::gen::element(CandidateStatus::wrong, CandidateStatus::stopped);
   res.message = source;
   res.samples = {1e-6, 2e-6};
   res.max_error = INFINITY;

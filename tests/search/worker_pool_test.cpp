@@ -137,6 +137,52 @@ TEST(WorkerPool, EarlyStopCutsTimingOfASlowCandidate) {
   EXPECT_EQ(r.samples.size(), 1u);
 }
 
+// The body of a kernel that computes out = in + 1 after busy-waiting SECONDS of wall time.
+std::string add_one_after(double seconds) {
+  return "  struct timespec t0, t;\n  clock_gettime(CLOCK_MONOTONIC, &t0);\n"
+         "  do clock_gettime(CLOCK_MONOTONIC, &t);\n"
+         "  while ((t.tv_sec - t0.tv_sec) + 1e-9 * (t.tv_nsec - t0.tv_nsec) < " +
+         std::to_string(seconds) + ");\n" + add_one_body;
+}
+
+Job slow_job(const std::string& name, double seconds, std::optional<double> stop_s,
+             std::shared_ptr<const JobData> data = add_one_data()) {
+  Job job = job_for(name, add_one_after(seconds), 5, std::move(data));
+  job.kernel.source = "#include <time.h>\n" + job.kernel.source;
+  job.timing.runs = 1;
+  job.timing.warmup = 0;
+  job.timing.stop_s = stop_s;
+  return job;
+}
+
+// A verification launch past the job's stop line is killed: the job is `stopped` (not a timeout,
+// which would quarantine it), its worker is replaced, and the replacement is born holding the
+// data, so nothing is sent again. A launch inside the line, or one without a line, runs to the end.
+TEST(WorkerPool, ALaunchPastItsStopLineIsStoppedAndItsReplacementHoldsTheData) {
+  WorkerPool pool({.workers = 1});
+  const std::shared_ptr<const JobData> data = add_one_data();
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<JobResult> r = pool.run({
+      slow_job("slow", 2.0, 0.1, data),
+      slow_job("inside", 0.05, 1.0, data),
+      slow_job("unlined", 0.3, std::nullopt, data),
+      job_for("add_one", add_one_body, 5, data),
+  });
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r[0].status, CandidateStatus::stopped) << r[0].message;
+  EXPECT_NE(r[0].message.find("stop line, 0.1 s"), std::string::npos) << r[0].message;
+  EXPECT_FALSE(r[0].median.has_value());
+  EXPECT_TRUE(r[0].compile_ms.has_value());
+  EXPECT_LT(elapsed, 2.0) << "the 2 s launch ran to its end";
+  EXPECT_EQ(r[1].status, CandidateStatus::ok) << r[1].message;
+  EXPECT_GE(*r[1].median, 0.05);
+  EXPECT_EQ(r[2].status, CandidateStatus::ok) << r[2].message;
+  EXPECT_GE(*r[2].median, 0.3);
+  EXPECT_EQ(r[3].status, CandidateStatus::ok) << r[3].message;
+  EXPECT_EQ(pool.stats().workers_replaced, 1);
+  EXPECT_EQ(pool.stats().data_sent, 1);
+}
+
 TEST(WorkerPool, ReturnsTheOutputWhenAsked) {
   WorkerPool pool({.workers = 1});
   Job job = job_for("add_one", add_one_body, 5, add_one_data(false));

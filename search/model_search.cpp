@@ -59,20 +59,23 @@ class ModelSearch : public Strategy {
       std::vector<std::optional<double>> costs = ctx.evaluate(batch);
       for (size_t i = 0; i < batch.size(); i++) record(candidates[order[i]], costs[i]);
     };
+    const auto best = [&] { return measured.empty() ? INFINITY : std::ranges::min(measured, {}, &Timed::cost).cost; };
     const Candidate root{{}, ctx.space().features({})};
     record(root, ctx.evaluate({root.path})[0]);
     // Transfer: the winners of the kernels the prior learned from, where legal here. A kernel like
     // one already tuned is likely won by the same opts.
-    if (!measured.empty()) measure_top(transplants(ctx), static_cast<size_t>(p_.transplants));
+    measure_top(transplants(ctx), static_cast<size_t>(p_.transplants));
     int stale = 0;
-    while (!ctx.exhausted() && !measured.empty() && stale < p_.patience) {
+    while (!ctx.exhausted() && stale < p_.patience) {
       std::ranges::stable_sort(measured, {}, &Timed::cost);
-      std::vector<Candidate> pool = unseen_children(ctx, measured, known);
+      // Until a state has a time, the search grows from the root, timed or not: a root stopped
+      // past the stop line (slow, as unoptimized kernels are) still has children to try.
+      const std::vector<Timed> from = measured.empty() ? std::vector<Timed>{{root.path, INFINITY}} : measured;
+      std::vector<Candidate> pool = unseen_children(ctx, from, known);
       if (pool.empty()) break;
-      const double before = measured[0].cost;
+      const double before = best();
       measure_top(pool, step_size(pool.size()));
-      const double after = std::ranges::min(measured, {}, &Timed::cost).cost;
-      stale = before - after >= p_.min_progress_s ? 0 : stale + 1;
+      stale = before - best() >= p_.min_progress_s ? 0 : stale + 1;  // inf - inf: no progress
     }
   }
 

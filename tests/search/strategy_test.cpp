@@ -335,6 +335,28 @@ TEST(ModelSearch, NeverMeasuresTwoStatesWithEqualFeatures) {
   EXPECT_GT(r.history.size(), 8u);  // it did search: most of the 16 settings knobs 1 and 2 can take
 }
 
+// An unoptimized kernel is often stopped past the stop line (tune's measure.hpp): its cost is
+// +inf. BEAM and the model search still grow from it; the model search ended at the root.
+TEST(ModelSearch, ARootStoppedPastTheLineIsStillSearchedFrom) {
+  struct StoppedRoot : CountingCost {
+    using CountingCost::CountingCost;
+    std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double> bar) override {
+      std::vector<double> out = CountingCost::evaluate(batch, bar);
+      for (size_t i = 0; i < batch.size(); i++)
+        if (batch[i].empty()) out[i] = INFINITY;
+      return out;
+    }
+  };
+  SeparableSpace space = fixed_space();
+  StoppedRoot beam_cost(space), model_cost(space);
+  const SearchResult beam = run_search(*make_beam({.width = 2}), space, beam_cost, {});
+  const SearchResult model = run_search(*make_model_search({.seed = 1}), space, model_cost, {});
+  ASSERT_TRUE(beam.best && model.best);
+  EXPECT_LT(model.best->cost, space.cost({}));
+  EXPECT_GT(model.history.size(), 1u + 3u);  // the root, then more than one step of its children
+  EXPECT_EQ(beam.best->cost, space.optimum());
+}
+
 TEST(ModelSearch, BadParametersAreRefused) {
   EXPECT_THROW(make_model_search({.top_k = 0}), std::invalid_argument);
   EXPECT_THROW(make_model_search({.top_fraction = 0}), std::invalid_argument);

@@ -19,8 +19,8 @@
 // within the launch-to-launch spread of a warm one and is the first sample.
 // A launch far past the bar is not even finished (stop_line): the pool kills the worker once its
 // verification launch passes kStopFactor times the bar, and the candidate is `stopped`, its time
-// known only to be more than that. A BEAM run on matmul 512 spent a fifth of its wall time on
-// the one launch each of its root and of fifteen candidates 8-170 times slower than the best
+// known only to be more than that. A BEAM run on matmul 512 spent a quarter of its wall time on
+// the one launch each of its root and of fourteen candidates 8-170 times slower than the best
 // (10-215 ms, with the other core idle: timing is exclusive); the search ranks a stopped
 // candidate as it ranks a failed one, last, and BEAM expands none of them. A kernel that never
 // ends is stopped too where there is a bar (a timeout only without one): at the stop line it
@@ -62,7 +62,7 @@ inline constexpr double kSelfWarmingLaunch = 0.1;
 // (kColdFactor) ...
 inline constexpr double kStopFactor = 2 * kColdFactor;
 // ... and never before this many seconds: replacing the killed worker costs milliseconds (a fork,
-// the data sent again), so stopping a launch of a few is no saving.
+// the new worker's first staging of the data), so stopping a launch of a few is no saving.
 inline constexpr double kStopFloor = 0.02;
 
 struct TimingParams {

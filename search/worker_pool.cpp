@@ -79,8 +79,11 @@ std::vector<JobResult> WorkerPool::run(const std::vector<Job>& jobs,
         const int j = pending.front();
         pending.pop_front();
         slots_[w] = {Phase::compiling, j, std::nullopt};
+        // First: a worker found dead while this job is sent (it died idle) is replaced inside
+        // send, and its replacement must be born holding the job's data, whether it is sent or
+        // not. held_[w] then stays true either way.
+        inherited_ = jobs[j].data;
         if (held_[w] != jobs[j].data->id) {
-          inherited_ = jobs[j].data;  // first: a worker replaced while this is sent inherits it
           workers_.send(w, encode(*jobs[j].data));
           held_[w] = jobs[j].data->id;
           data_sent_++;

@@ -59,6 +59,7 @@ class WorkerPool {
 
   int size() const { return workers_.size(); }
   PoolStats stats() const { return {jobs_, workers_.replaced(), data_sent_}; }
+  pid_t worker_pid(int worker) const { return workers_.pid(worker); }  // for tests that kill one
 
   // Runs every job, up to size() at once, and returns their results in job order. ON_RESULT,
   // if given, hears each result as it arrives (job index, result), so the caller can commit it

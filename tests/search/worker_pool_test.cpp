@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <chrono>
+#include <fstream>
 #include <string>
+#include <thread>
 
 #include "tests/search/synthetic_target.hpp"
 
@@ -181,6 +185,39 @@ TEST(WorkerPool, ALaunchPastItsStopLineIsStoppedAndItsReplacementHoldsTheData) {
   EXPECT_EQ(r[3].status, CandidateStatus::ok) << r[3].message;
   EXPECT_EQ(pool.stats().workers_replaced, 1);
   EXPECT_EQ(pool.stats().data_sent, 1);
+}
+
+// Waits until PID has exited (a zombie, its sockets closed), at most 5 s.
+bool wait_exited(pid_t pid) {
+  for (int i = 0; i < 500; i++) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;  // reaped already
+    if (line.find(") Z ") != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// A worker that died while idle is found dead when its next job is sent, and replaced there. Its
+// replacement must hold that job's data, not the last data sent to any worker: here worker 1
+// holds X, worker 0 was sent Y after it, and worker 1 is killed before it is given a job of X.
+TEST(WorkerPool, AWorkerThatDiedIdleIsReplacedHoldingItsNextJobsData) {
+  WorkerPool pool({.workers = 2});
+  const std::shared_ptr<const JobData> x = add_one_data(), y = add_one_data();
+  pool.run({job_for("add_one", add_one_body, 5, x), job_for("add_one", add_one_body, 5, x)});
+  pool.run({job_for("add_one", add_one_body, 5, y)});  // to worker 0, the first idle one
+  ASSERT_EQ(pool.stats().data_sent, 3);
+  const pid_t victim = pool.worker_pid(1);
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  ASSERT_TRUE(wait_exited(victim));
+  std::vector<JobResult> r =
+      pool.run({job_for("add_one", add_one_body, 5, y), job_for("add_one", add_one_body, 5, x)});
+  EXPECT_EQ(r[0].status, CandidateStatus::ok) << r[0].message;
+  EXPECT_EQ(r[1].status, CandidateStatus::ok) << r[1].message;
+  EXPECT_NE(pool.worker_pid(1), victim);
+  EXPECT_EQ(pool.stats().workers_replaced, 1);
+  EXPECT_EQ(pool.stats().data_sent, 3);  // neither worker needed its data again
 }
 
 TEST(WorkerPool, ReturnsTheOutputWhenAsked) {

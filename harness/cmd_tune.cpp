@@ -205,7 +205,8 @@ Session start_session(const po::variables_map& vm, const TuneDefaults& defaults)
   if (vm.count("resume")) {
     for (const char* planned :
          {"workload", "manifest", "shard", "strategy", "exhaustive", "width", "budget", "seconds", "seed", "retune",
-          "check-budget", "cost-model", "model-top-k", "model-patience"})
+          "check-budget", "cost-model", "model-top-k", "model-patience",
+          "model-lookahead"})
       if (vm.count(planned) && !vm[planned].defaulted())
         throw UsageError("--resume finishes the run's own plan with its own options: drop --" +
                          std::string(planned));

@@ -176,6 +176,7 @@ std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const S
                                         .model = o.cost_model,
                                         .top_k = o.model_top_k,
                                         .patience = o.model_patience,
+                                        .lookahead = o.model_lookahead,
                                         .prior = o.prior});
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
@@ -194,13 +195,17 @@ void add_model_options(CommandLine& cl) {
       ("model-top-k", po::value<int>()->default_value(defaults.top_k)->value_name("K"),
        top_k_help.c_str())  //
       ("model-patience", po::value<int>()->default_value(defaults.patience)->value_name("N"),
-       "the model strategy stops after N steps without progress");
+       "the model strategy stops after N steps without progress")  //
+      ("model-lookahead", po::value<int>()->default_value(defaults.lookahead)->value_name("L"),
+       "the model strategy ranks L levels past its pool's children unmeasured, and measures the favourites "
+       "of every level (0: only the children)");
 }
 
 StrategyOptions model_options(const po::variables_map& vm) {
   StrategyOptions o{.cost_model = vm["cost-model"].as<std::string>(),
                     .model_top_k = vm["model-top-k"].as<int>(),
-                    .model_patience = vm["model-patience"].as<int>()};
+                    .model_patience = vm["model-patience"].as<int>(),
+                    .model_lookahead = vm["model-lookahead"].as<int>()};
   try {
     search::make_cost_model(o.cost_model, 0);
   } catch (const std::invalid_argument& e) {
@@ -208,6 +213,7 @@ StrategyOptions model_options(const po::variables_map& vm) {
   }
   for (const char* knob : {"model-top-k", "model-patience"})
     if (vm[knob].as<int>() < 1) throw UsageError(std::string("--") + knob + " must be at least 1");
+  if (o.model_lookahead < 0) throw UsageError("--model-lookahead must be at least 0");
   return o;
 }
 
@@ -215,6 +221,7 @@ void store_model_options(const StrategyOptions& options, results::JsonRow& param
   params.emplace_back("cost_model", options.cost_model);
   params.emplace_back("model_top_k", static_cast<int64_t>(options.model_top_k));
   params.emplace_back("model_patience", static_cast<int64_t>(options.model_patience));
+  params.emplace_back("model_lookahead", static_cast<int64_t>(options.model_lookahead));
 }
 
 void load_model_options(const results::JsonRow& params, StrategyOptions& options) {
@@ -225,6 +232,8 @@ void load_model_options(const results::JsonRow& params, StrategyOptions& options
       options.model_top_k = static_cast<int>(std::get<int64_t>(value));
     if (key == "model_patience" && std::holds_alternative<int64_t>(value))
       options.model_patience = static_cast<int>(std::get<int64_t>(value));
+    if (key == "model_lookahead" && std::holds_alternative<int64_t>(value))
+      options.model_lookahead = static_cast<int>(std::get<int64_t>(value));
   }
 }
 

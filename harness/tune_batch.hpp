@@ -64,6 +64,7 @@ struct StrategyOptions {
   std::string cost_model = "xgboost";
   int model_top_k = search::ModelParams{}.top_k;        // the model strategy's candidates per step
   int model_patience = search::ModelParams{}.patience;  // its steps without progress before it stops
+  int model_lookahead = search::ModelParams{}.lookahead;  // the levels its model ranks unmeasured
   std::shared_ptr<const search::TrainingSet> prior;
 };
 
@@ -72,12 +73,14 @@ struct StrategyOptions {
 std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const StrategyOptions& options);
 
 // The model strategy's options of `tune` and `replay`: --cost-model, --model-top-k,
-// --model-patience. model_options reads them into StrategyOptions' model fields; an unknown
-// model or a value under 1 is a UsageError naming the flag.
+// --model-patience, --model-lookahead. model_options reads them into StrategyOptions' model
+// fields; an unknown model, a top-k or patience under 1 or a negative look-ahead is a UsageError
+// naming the flag.
 void add_model_options(CommandLine& cl);
 StrategyOptions model_options(const po::variables_map& vm);
-// The model fields of OPTIONS as a run's params (cost_model, model_top_k, model_patience), and
-// back: load_model_options sets the fields PARAMS holds and leaves the others.
+// The model fields of OPTIONS as a run's params (cost_model, model_top_k, model_patience,
+// model_lookahead), and back: load_model_options sets the fields PARAMS holds and leaves the
+// others.
 void store_model_options(const StrategyOptions& options, results::JsonRow& params);
 void load_model_options(const results::JsonRow& params, StrategyOptions& options);
 

@@ -32,7 +32,8 @@ class ModelSearch : public Strategy {
     std::ostringstream s;
     s << "{\"model\":\"" << p_.model << "\",\"seed\":" << p_.seed << ",\"top_k\":" << p_.top_k
       << ",\"top_fraction\":" << p_.top_fraction << ",\"transplants\":" << p_.transplants
-      << ",\"expand\":" << p_.expand << ",\"patience\":" << p_.patience << ",\"min_progress_s\":" << p_.min_progress_s
+      << ",\"expand\":" << p_.expand << ",\"patience\":" << p_.patience << ",\"lookahead\":" << p_.lookahead
+      << ",\"ahead_width\":" << p_.ahead_width << ",\"min_progress_s\":" << p_.min_progress_s
       << ",\"prior_kernels\":" << (p_.prior ? p_.prior->kernels() : 0)
       << ",\"prior_rows\":" << (p_.prior ? p_.prior->rows() : 0) << "}";
     return s.str();
@@ -71,8 +72,9 @@ class ModelSearch : public Strategy {
       // Until a state has a time, the search grows from the root, timed or not: a root stopped
       // past the stop line (slow, as unoptimized kernels are) still has children to try.
       const std::vector<Timed> from = measured.empty() ? std::vector<Timed>{{root.path, INFINITY}} : measured;
-      std::vector<Candidate> pool = unseen_children(ctx, from, known);
+      std::vector<Candidate> pool = unseen_children(ctx, from, static_cast<size_t>(p_.expand), known);
       if (pool.empty()) break;
+      look_ahead(ctx, ranker, rng, known, pool);
       const double before = best();
       measure_top(pool, step_size(pool.size()));
       stale = before - best() >= p_.min_progress_s ? 0 : stale + 1;  // inf - inf: no progress
@@ -80,6 +82,7 @@ class ModelSearch : public Strategy {
   }
 
  private:
+  class Ranker;
   struct Candidate {
     Path path;
     std::vector<float> features;
@@ -103,16 +106,41 @@ class ModelSearch : public Strategy {
     return out;
   }
 
-  // The unseen children of the EXPAND cheapest measured states, in order, leaving out those
-  // whose features are KNOWN or already in the pool. Opts in another order often make the same
+  // Grows POOL by LOOKAHEAD levels the model foresees without measuring: the unseen children of
+  // the AHEAD_WIDTH favourites of the pool's children, then of theirs. A step then measures the
+  // favourites of every depth, so it can measure a state whose parent is slow (an UPCAST that
+  // pays only once the UNROLL after it exists) without measuring the parent first: Ansor's
+  // search, too, ranks whole programs rather than one step from the measured ones.
+  void look_ahead(SearchContext& ctx, const Ranker& ranker, std::mt19937_64& rng, std::set<std::vector<float>> known,
+                  std::vector<Candidate>& pool) const {
+    for (const Candidate& c : pool) known.insert(c.features);
+    size_t level_begin = 0;
+    for (int level = 0; level < p_.lookahead; level++) {
+      std::vector<std::vector<float>> x;
+      for (size_t i = level_begin; i < pool.size(); i++) x.push_back(pool[i].features);
+      const std::vector<size_t> order = ranker.rank(x, rng);
+      std::vector<Timed> favourites;
+      for (size_t i = 0; i < order.size() && favourites.size() < static_cast<size_t>(p_.ahead_width); i++)
+        favourites.push_back({pool[level_begin + order[i]].path, INFINITY});
+      level_begin = pool.size();
+      for (Candidate& c : unseen_children(ctx, favourites, favourites.size(), known)) {
+        known.insert(c.features);
+        pool.push_back(std::move(c));
+      }
+      if (pool.size() == level_begin) break;
+    }
+  }
+
+  // The unseen children of the first N of PARENTS, in order, leaving out those whose features
+  // are KNOWN or already in the pool. Opts in another order often make the same
   // kernel (UPCAST:1:4,UPCAST:0:4 followed by UPCAST:1:4,UPCAST:0:4 or by UPCAST:0:4,UPCAST:1:4
   // rendered one source); the model scores such twins alike, and measuring the second teaches it
   // nothing.
-  std::vector<Candidate> unseen_children(SearchContext& ctx, const std::vector<Timed>& measured,
+  std::vector<Candidate> unseen_children(SearchContext& ctx, const std::vector<Timed>& parents, size_t n,
                                          std::set<std::vector<float>> known) const {
     std::vector<Candidate> pool;
-    for (size_t i = 0; i < measured.size() && i < static_cast<size_t>(p_.expand); i++)
-      for (Path& child : children(ctx.space(), measured[i].path))
+    for (size_t i = 0; i < parents.size() && i < n; i++)
+      for (Path& child : children(ctx.space(), parents[i].path))
         if (!ctx.seen(child))
           if (std::vector<float> x = ctx.space().features(child); known.insert(x).second)
             pool.push_back({std::move(child), std::move(x)});
@@ -132,6 +160,7 @@ class ModelSearch : public Strategy {
     void measured(std::vector<float> features, double seconds) {
       x_.push_back(std::move(features));
       s_.push_back(seconds);
+      residual_.reset();
     }
 
     // X's indices, the favourites first; a seeded shuffle while there is nothing to learn from.
@@ -152,18 +181,21 @@ class ModelSearch : public Strategy {
       const std::vector<float> flat = flatten(rows);
       std::vector<float> score = prior_ ? prior_->predict(flat) : std::vector<float>(rows.size(), 0);
       if (s_.size() < 2) return score;  // one measurement says nothing about a ranking
-      TrainingSet own;
-      own.add_kernel("this kernel", x_, s_);
-      if (prior_) own.subtract(prior_->predict(flatten(x_)));
-      std::unique_ptr<CostModel> residual = make_cost_model(p_.model, p_.seed);
-      residual->fit(own);
-      const std::vector<float> correction = residual->predict(flat);
+      if (!residual_) {  // fitted once per measurement, however often the look-ahead ranks
+        TrainingSet own;
+        own.add_kernel("this kernel", x_, s_);
+        if (prior_) own.subtract(prior_->predict(flatten(x_)));
+        residual_ = make_cost_model(p_.model, p_.seed);
+        residual_->fit(own);
+      }
+      const std::vector<float> correction = residual_->predict(flat);
       for (size_t i = 0; i < score.size(); i++) score[i] += correction[i];
       return score;
     }
 
     const ModelParams& p_;
     std::unique_ptr<CostModel> prior_;
+    mutable std::unique_ptr<CostModel> residual_;  // of x_ and s_, fitted when first asked
     std::vector<std::vector<float>> x_;
     std::vector<double> s_;
   };
@@ -174,10 +206,11 @@ class ModelSearch : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_model_search(ModelParams params) {
-  if (params.top_k < 1 || params.expand < 1 || params.patience < 1 || params.transplants < 0 ||
-      !(params.top_fraction > 0 && params.top_fraction <= 1))
+  if (params.top_k < 1 || params.expand < 1 || params.patience < 1 || params.ahead_width < 1 ||
+      params.transplants < 0 || params.lookahead < 0 || !(params.top_fraction > 0 && params.top_fraction <= 1))
     throw std::invalid_argument(
-        "model search: top_k, expand and patience must be at least 1, transplants at least 0, top_fraction in (0, 1]");
+        "model search: top_k, expand, patience and ahead_width must be at least 1, transplants and lookahead at "
+        "least 0, top_fraction in (0, 1]");
   make_cost_model(params.model, params.seed);  // a bad model name fails here, not mid-search
   return std::make_unique<ModelSearch>(std::move(params));
 }

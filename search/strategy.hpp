@@ -184,8 +184,11 @@ std::unique_ptr<Strategy> make_exhaustive(ExhaustiveParams params);
 // got wrong about this kernel's own measurements (boosting on the prior's predictions), so a step
 // costs a fit over tens of rows, not over the whole prior. Right after the root it measures the
 // model's top TRANSPLANTS of the prior's winners (where legal). With nothing to learn from (no
-// prior, only the root measured) it takes a seeded random order. It stops after PATIENCE steps
-// without progress of MIN_PROGRESS_S, or when no unseen child is left.
+// prior, only the root measured) it takes a seeded random order. The pool looks LOOKAHEAD levels
+// further, unmeasured: the children of the model's AHEAD_WIDTH favourites of each level join it,
+// so a step can measure a state whose parent is slow (an UPCAST that pays only once the UNROLL
+// after it exists) without measuring the parent first. It stops after PATIENCE steps without
+// progress of MIN_PROGRESS_S, or when no unseen child is left.
 struct ModelParams {
   uint64_t seed = 0;
   std::string model = "xgboost";  // make_cost_model's names
@@ -194,6 +197,8 @@ struct ModelParams {
   int transplants = 2;
   int expand = 4;
   int patience = 3;
+  int lookahead = 2;
+  int ahead_width = 4;
   double min_progress_s = 0.01e-6;
   std::shared_ptr<const TrainingSet> prior;
 };

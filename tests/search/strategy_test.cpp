@@ -57,7 +57,8 @@ struct SeparableSpace : SearchSpace {
     }
     return at == key.size() ? std::optional(p) : std::nullopt;
   }
-  double cost(const Path& state) const {
+  virtual ~SeparableSpace() = default;
+  virtual double cost(const Path& state) const {
     double c = 1;
     std::vector<int> s = setting(state);
     for (int d = 0; d < dims; d++) c += weight[d][s[d]];
@@ -273,6 +274,49 @@ TEST(ModelSearch, APriorFromAnotherKernelFindsTheOptimumWithAQuarterOfBeamsCandi
   EXPECT_LE(4 * m, b) << "model " << m << " candidates, beam " << b;
 }
 
+// Two knobs that pay only together, as an UPCAST can pay only once the UNROLL after it exists:
+// each alone is slower than the root, both are the optimum (at 1 of the root's 10), and the
+// other knobs are slower still.
+struct PairedSpace : SeparableSpace {
+  PairedSpace() : SeparableSpace(3, 4, {{0, 3, 3, 1}, {0, 3, 3, 1}, {0, 2, 2, 2}}) {}
+  double cost(const Path& state) const override {
+    const std::vector<int> s = setting(state);
+    return scale * (s[0] == 3 && s[1] == 3 ? 1 : 10 + SeparableSpace::cost(state));
+  }
+};
+
+// The look-ahead ranks the children of the model's favourite children unmeasured, so a step can
+// measure a pair whose first half alone is slow; without it the pair waits for its slow parent
+// to be measured. The prior knows the law from another kernel of the kind, at 100x the time.
+TEST(ModelSearch, TheLookAheadMeasuresAPairBeforeItsSlowHalf) {
+  PairedSpace seen, unseen;
+  seen.scale = 100;
+  std::mt19937_64 rng(1);
+  std::vector<std::vector<float>> x;
+  std::vector<double> s;
+  for (int i = 0; i < 400; i++) {
+    const Path p = random_walk(seen, rng, 3);
+    x.push_back(seen.features(p));
+    s.push_back(seen.cost(p));
+  }
+  auto prior = std::make_shared<TrainingSet>();
+  prior->add_kernel("seen", x, s);
+  const Path pair = *unseen.parse("3,3,0,");
+  ASSERT_EQ(unseen.cost(pair), 1);
+  ASSERT_GT(unseen.cost(*unseen.parse("3,0,0,")), unseen.cost({}));
+
+  CountingCost ahead_cost(unseen), greedy_cost(unseen);
+  const SearchResult ahead = run_search(*make_model_search({.lookahead = 1, .prior = prior}), unseen, ahead_cost, {});
+  const SearchResult greedy = run_search(*make_model_search({.lookahead = 0, .prior = prior}), unseen, greedy_cost, {});
+  ASSERT_TRUE(ahead.best && greedy.best);
+  EXPECT_EQ(ahead.best->cost, 1);
+  EXPECT_EQ(ahead_cost.batches.at(1), 4u);  // root, then one step of top_k
+  const int64_t a = candidates_to(ahead, 1), g = candidates_to(greedy, 1);
+  EXPECT_TRUE(a > 0 && a <= 1 + 4) << a << ": the pair is measured in the first step";
+  EXPECT_TRUE(g < 0 || a < g) << "with the look-ahead " << a << " candidates, without " << g;
+  EXPECT_FALSE(ahead_cost.repeated);
+}
+
 // Transfer of winners: the opts that won the prior's kernels are measured right after the root,
 // where they parse here (one does not), so a kernel won by the same opts is solved at once.
 TEST(ModelSearch, TriesThePriorsWinnersRightAfterTheRoot) {
@@ -293,8 +337,8 @@ TEST(ModelSearch, TriesThePriorsWinnersRightAfterTheRoot) {
 TEST(ModelSearch, AStepMeasuresItsShareOfThePoolAtMostTopK) {
   SeparableSpace space = fixed_space();  // the root has 12 children
   CountingCost quarter(space), all(space);
-  run_search(*make_model_search({.seed = 1, .top_k = 4, .top_fraction = 0.25}), space, quarter, {});
-  run_search(*make_model_search({.seed = 1, .top_k = 4, .top_fraction = 1}), space, all, {});
+  run_search(*make_model_search({.seed = 1, .top_k = 4, .top_fraction = 0.25, .lookahead = 0}), space, quarter, {});
+  run_search(*make_model_search({.seed = 1, .top_k = 4, .top_fraction = 1, .lookahead = 0}), space, all, {});
   ASSERT_GE(quarter.batches.size(), 3u);
   EXPECT_EQ(quarter.batches[0], 1u);  // the root; no prior, so no transplants
   EXPECT_EQ(quarter.batches[1], 3u);  // a quarter of 12
@@ -361,6 +405,8 @@ TEST(ModelSearch, BadParametersAreRefused) {
   EXPECT_THROW(make_model_search({.top_k = 0}), std::invalid_argument);
   EXPECT_THROW(make_model_search({.top_fraction = 0}), std::invalid_argument);
   EXPECT_THROW(make_model_search({.transplants = -1}), std::invalid_argument);
+  EXPECT_THROW(make_model_search({.lookahead = -1}), std::invalid_argument);
+  EXPECT_THROW(make_model_search({.ahead_width = 0}), std::invalid_argument);
   EXPECT_THROW(make_model_search({.model = "forest"}), std::invalid_argument);
 }
 

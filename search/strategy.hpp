@@ -197,7 +197,7 @@ struct ModelParams {
   int transplants = 2;
   int expand = 4;
   int patience = 3;
-  int lookahead = 2;
+  int lookahead = 0;
   int ahead_width = 4;
   double min_progress_s = 0.01e-6;
   std::shared_ptr<const TrainingSet> prior;

@@ -337,8 +337,8 @@ TEST(ModelSearch, TriesThePriorsWinnersRightAfterTheRoot) {
 TEST(ModelSearch, AStepMeasuresItsShareOfThePoolAtMostTopK) {
   SeparableSpace space = fixed_space();  // the root has 12 children
   CountingCost quarter(space), all(space);
-  run_search(*make_model_search({.seed = 1, .top_k = 4, .top_fraction = 0.25, .lookahead = 0}), space, quarter, {});
-  run_search(*make_model_search({.seed = 1, .top_k = 4, .top_fraction = 1, .lookahead = 0}), space, all, {});
+  run_search(*make_model_search({.seed = 1, .top_k = 4, .top_fraction = 0.25}), space, quarter, {});
+  run_search(*make_model_search({.seed = 1, .top_k = 4, .top_fraction = 1}), space, all, {});
   ASSERT_GE(quarter.batches.size(), 3u);
   EXPECT_EQ(quarter.batches[0], 1u);  // the root; no prior, so no transplants
   EXPECT_EQ(quarter.batches[1], 3u);  // a quarter of 12

@@ -63,16 +63,20 @@ class ModelSearch : public Strategy {
     const auto best = [&] { return measured.empty() ? INFINITY : std::ranges::min(measured, {}, &Timed::cost).cost; };
     const Candidate root{{}, ctx.space().features({})};
     record(root, ctx.evaluate({root.path})[0]);
+    const bool root_timed = !measured.empty();
     // Transfer: the winners of the kernels the prior learned from, where legal here. A kernel like
     // one already tuned is likely won by the same opts.
     measure_top(transplants(ctx), static_cast<size_t>(p_.transplants));
     int stale = 0;
     while (!ctx.exhausted() && stale < p_.patience) {
       std::ranges::stable_sort(measured, {}, &Timed::cost);
-      // Until a state has a time, the search grows from the root, timed or not: a root stopped
-      // past the stop line (slow, as unoptimized kernels are) still has children to try.
-      const std::vector<Timed> from = measured.empty() ? std::vector<Timed>{{root.path, INFINITY}} : measured;
+      // The parents: the measured states, fastest first, then the root if it has no time (a root
+      // stopped past the stop line, as unoptimized kernels are, still has children to try). When
+      // the best have no unseen children left (transplants that unroll every axis), the others'.
+      std::vector<Timed> from = measured;
+      if (!root_timed) from.push_back({root.path, INFINITY});
       std::vector<Candidate> pool = unseen_children(ctx, from, static_cast<size_t>(p_.expand), known);
+      if (pool.empty()) pool = unseen_children(ctx, from, from.size(), known);
       if (pool.empty()) break;
       look_ahead(ctx, ranker, rng, known, pool);
       const double before = best();

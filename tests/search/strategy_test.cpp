@@ -401,6 +401,32 @@ TEST(ModelSearch, ARootStoppedPastTheLineIsStillSearchedFrom) {
   EXPECT_EQ(beam.best->cost, space.optimum());
 }
 
+// A root stopped past the line, then transplanted winners that set every knob (no children):
+// the search went on from none of them and ended at the transplant (on a dataset kernel, 3
+// candidates, 6x BEAM's best). The root stays a parent while it has no time.
+TEST(ModelSearch, GoesOnFromAStoppedRootWhenTheTransplantsAreDeadEnds) {
+  struct StoppedRoot : CountingCost {
+    using CountingCost::CountingCost;
+    std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double> bar) override {
+      std::vector<double> out = CountingCost::evaluate(batch, bar);
+      for (size_t i = 0; i < batch.size(); i++)
+        if (batch[i].empty()) out[i] = INFINITY;
+      return out;
+    }
+  };
+  SeparableSpace space(3, 4, {{9, 3, 7, 1}, {2, 8, 0, 5}, {6, 6, 4, 9}});
+  const Path dead_end = *space.parse("1,1,1,");
+  ASSERT_TRUE(space.actions(dead_end).empty());
+  auto prior = std::make_shared<TrainingSet>();
+  prior->add_kernel("won by every knob", {space.features({}), space.features(dead_end)}, {2.0, 1.0}, 1, "1,1,1,");
+  StoppedRoot cost(space);
+  const SearchResult r = run_search(*make_model_search({.seed = 1, .prior = prior}), space, cost, {});
+  ASSERT_TRUE(r.best);
+  EXPECT_GT(r.history.size(), 2u);  // the root and the transplant, then the root's children
+  EXPECT_LT(r.best->cost, space.cost(dead_end));
+  EXPECT_FALSE(cost.repeated);
+}
+
 TEST(ModelSearch, BadParametersAreRefused) {
   EXPECT_THROW(make_model_search({.top_k = 0}), std::invalid_argument);
   EXPECT_THROW(make_model_search({.top_fraction = 0}), std::invalid_argument);

@@ -379,18 +379,20 @@ TEST(ModelSearch, NeverMeasuresTwoStatesWithEqualFeatures) {
   EXPECT_GT(r.history.size(), 8u);  // it did search: most of the 16 settings knobs 1 and 2 can take
 }
 
-// An unoptimized kernel is often stopped past the stop line (tune's measure.hpp): its cost is
-// +inf. BEAM and the model search still grow from it; the model search ended at the root.
+// CountingCost, but the root is stopped past the stop line (tune's measure.hpp), as an unoptimized
+// kernel often is: its cost is +inf.
+struct StoppedRoot : CountingCost {
+  using CountingCost::CountingCost;
+  std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double> bar) override {
+    std::vector<double> out = CountingCost::evaluate(batch, bar);
+    for (size_t i = 0; i < batch.size(); i++)
+      if (batch[i].empty()) out[i] = INFINITY;
+    return out;
+  }
+};
+
+// BEAM and the model search still grow from a stopped root; the model search ended at the root.
 TEST(ModelSearch, ARootStoppedPastTheLineIsStillSearchedFrom) {
-  struct StoppedRoot : CountingCost {
-    using CountingCost::CountingCost;
-    std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double> bar) override {
-      std::vector<double> out = CountingCost::evaluate(batch, bar);
-      for (size_t i = 0; i < batch.size(); i++)
-        if (batch[i].empty()) out[i] = INFINITY;
-      return out;
-    }
-  };
   SeparableSpace space = fixed_space();
   StoppedRoot beam_cost(space), model_cost(space);
   const SearchResult beam = run_search(*make_beam({.width = 2}), space, beam_cost, {});
@@ -405,15 +407,6 @@ TEST(ModelSearch, ARootStoppedPastTheLineIsStillSearchedFrom) {
 // the search went on from none of them and ended at the transplant (on a dataset kernel, 3
 // candidates, 6x BEAM's best). The root stays a parent while it has no time.
 TEST(ModelSearch, GoesOnFromAStoppedRootWhenTheTransplantsAreDeadEnds) {
-  struct StoppedRoot : CountingCost {
-    using CountingCost::CountingCost;
-    std::vector<double> evaluate(const std::vector<Path>& batch, std::optional<double> bar) override {
-      std::vector<double> out = CountingCost::evaluate(batch, bar);
-      for (size_t i = 0; i < batch.size(); i++)
-        if (batch[i].empty()) out[i] = INFINITY;
-      return out;
-    }
-  };
   SeparableSpace space(3, 4, {{9, 3, 7, 1}, {2, 8, 0, 5}, {6, 6, 4, 9}});
   const Path dead_end = *space.parse("1,1,1,");
   ASSERT_TRUE(space.actions(dead_end).empty());

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The replay table of README.md ("Comparing search strategies offline"): BEAM width 4 tunes 53
-# kernels (34 reduction kernels of tinygrad's dataset and the ten library workloads), the model
-# model's training data adds 150 other reduction kernels of the dataset (BEAM width 2, budget 150),
+# kernels (34 reduction kernels of tinygrad's dataset and the ten library workloads), the model's
+# training data adds 150 other reduction kernels of the dataset (BEAM width 2, budget 150),
 # the model strategy's replay fills what it and BEAM proposed that the data lacks, then each
 # strategy is replayed against BEAM width 4's best, the model trained on the other kernels. Usage:
 #   bench/replay_table.sh [DATASET] [OUT]
@@ -73,8 +73,9 @@ replay model --strategy model --train-db "$train"
 replay model-own --strategy model
 replay ridge --strategy model --cost-model ridge --train-db "$train"
 echo "| strategy | within 5% of BEAM's best | within 5% in a quarter of BEAM's candidates | found / target (geometric mean) | candidates proposed (per kernel), share of BEAM's | median to 5% (where reached) | wall_s to 5% | search_s | missing |"
-# fill: the model's replay at the end of its --fill, which measured all it proposed (exact); model:
-# the model retrained on the filled data, whose path moves, so that some of it is missing again;
-# model-own: trained on the other kernels of the BEAM data alone.
+# fill: the model's replay at the end of its --fill, which measured what it proposed (exact, but
+# for what 4 rounds did not reach); model: the same model replayed again (train.db predates the
+# fill, so on fresh data it equals fill; on an OUT replayed again it is this binary's);
+# model-own: trained on the other kernels of the filled BEAM data alone.
 for name in beam random annealing fill model model-own ridge; do [[ -f $out/$name.txt ]] && summarize "$name"; done
 echo "tables in $out"

@@ -175,7 +175,8 @@ struct ExhaustiveParams {
 std::unique_ptr<Strategy> make_exhaustive(ExhaustiveParams params);
 
 // Model-guided search (model_search.cpp), as TVM's Ansor: every step ranks the unseen children of
-// the EXPAND best states measured so far by a cost model (cost_model.hpp) and measures only its
+// the EXPAND best states measured so far (the root counts while it has no time; when these have
+// no unseen child, every measured state) by a cost model (cost_model.hpp) and measures only its
 // top TOP_FRACTION of them (rounded up), at most TOP_K: BEAM measures every child of its beam, so
 // a step costs a fixed share of what BEAM's would. A child whose features equal a state already
 // evaluated (or another child's) is left out: the model cannot tell them apart, and opts in another

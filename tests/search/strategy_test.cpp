@@ -420,6 +420,24 @@ TEST(ModelSearch, GoesOnFromAStoppedRootWhenTheTransplantsAreDeadEnds) {
   EXPECT_FALSE(cost.repeated);
 }
 
+// Four transplanted winners, each setting every knob (no children), all faster than the root:
+// the four best parents have nothing unseen, so a step grows from the slower root instead of
+// ending the search there.
+TEST(ModelSearch, GrowsFromSlowerParentsWhenTheBestHaveNoUnseenChildren) {
+  SeparableSpace space(3, 4, {{9, 3, 7, 1}, {9, 8, 0, 5}, {9, 6, 4, 2}});
+  auto prior = std::make_shared<TrainingSet>();
+  for (const std::string winner : {"1,1,1,", "2,2,2,", "3,3,3,", "1,2,3,"}) {
+    const Path p = *space.parse(winner);
+    ASSERT_TRUE(space.actions(p).empty());
+    ASSERT_LT(space.cost(p), space.cost({}));
+    prior->add_kernel("won by " + winner, {space.features({}), space.features(p)}, {2.0, 1.0}, 1, winner);
+  }
+  CountingCost cost(space);
+  const SearchResult r = run_search(*make_model_search({.seed = 1, .transplants = 4, .prior = prior}), space, cost, {});
+  EXPECT_GT(r.history.size(), 5u);  // the root and the four transplants, then the root's children
+  EXPECT_FALSE(cost.repeated);
+}
+
 TEST(ModelSearch, BadParametersAreRefused) {
   EXPECT_THROW(make_model_search({.top_k = 0}), std::invalid_argument);
   EXPECT_THROW(make_model_search({.top_fraction = 0}), std::invalid_argument);

@@ -32,7 +32,6 @@ Cell us(double seconds) { return std::isfinite(seconds) ? Cell(seconds * 1e6) : 
 struct Replayer {
   std::string name;
   StrategyOptions options;
-  std::optional<std::string> train_db;  // the model's training data; none: the replayed database
   std::map<int64_t, search::TrainingSet> training;  // per replayed device id, built when first needed
 
   // DB: the replayed database, all of it whatever --kernel and --device keep of it for replaying.
@@ -40,12 +39,7 @@ struct Replayer {
     StrategyOptions o = options;
     if (name == "model") {
       auto it = training.find(k.fingerprint.id);
-      if (it == training.end()) {
-        std::optional<results::TuningDb> other;
-        if (train_db) other.emplace(open_for_reading(*train_db));
-        const std::vector<search::StoredKernel> data = search::stored_kernels(other ? *other : db);
-        it = training.emplace(k.fingerprint.id, search::training_set(data, k.fingerprint)).first;
-      }
+      if (it == training.end()) it = training.emplace(k.fingerprint.id, model_training(options, db, k.fingerprint)).first;
       // Never the replayed kernel's own measurements: the model ranks a kernel it was not trained on.
       o.prior = std::make_shared<const search::TrainingSet>(it->second.without(k.hash));
     }
@@ -145,7 +139,6 @@ int replay_cmd(const std::vector<std::string>& args) {
       ("budget", po::value<int64_t>()->default_value(64), "candidates per kernel at most")             //
       ("seed", po::value<uint64_t>()->default_value(0), "seed of the strategy")                         //
       ("width", po::value<int>()->default_value(4), "beam width")                                       //
-      ("train-db", po::value<std::string>()->value_name("FILE"), "the model's training data (default: --db)")  //
       ("target", po::value<std::string>()->default_value("best"), "best (stored) or beam:W")             //
       ("kernel", po::value<std::string>()->value_name("HASH"), "only this kernel (a hash prefix)")      //
       ("device", po::value<std::string>()->value_name("D"), "the device whose measurements to use")     //
@@ -168,9 +161,7 @@ int replay_cmd(const std::vector<std::string>& args) {
   StrategyOptions options = model_options(*vm);
   options.seed = (*vm)["seed"].as<uint64_t>();
   options.width = (*vm)["width"].as<int>();
-  Replayer replayer{(*vm)["strategy"].as<std::string>(), options,
-                    vm->count("train-db") ? std::optional((*vm)["train-db"].as<std::string>()) : std::nullopt,
-                    {}};
+  Replayer replayer{(*vm)["strategy"].as<std::string>(), options, {}};
   make_strategy(replayer.name, replayer.options);  // a bad name fails before any work
   const bool fill = (*vm)["fill"].as<bool>();
   auto db = fill ? open_for_writing((*vm)["db"].as<std::string>()) : open_for_reading((*vm)["db"].as<std::string>());

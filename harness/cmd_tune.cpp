@@ -206,7 +206,7 @@ Session start_session(const po::variables_map& vm, const TuneDefaults& defaults)
     for (const char* planned :
          {"workload", "manifest", "shard", "strategy", "exhaustive", "width", "budget", "seconds", "seed", "retune",
           "check-budget", "cost-model", "model-top-k", "model-patience",
-          "model-lookahead"})
+          "model-lookahead", "train-db"})
       if (vm.count(planned) && !vm[planned].defaulted())
         throw UsageError("--resume finishes the run's own plan with its own options: drop --" +
                          std::string(planned));
@@ -290,7 +290,7 @@ int run(const std::vector<std::string>& args) {
       ("resume", po::value<std::string>(), "finish this interrupted run (id or uuid prefix)")    //
       ("device", po::value<std::string>()->default_value("cpu"), "device to tune on")            //
       ("strategy", po::value<std::string>()->default_value("beam"), "beam, random, hill, annealing, exhaustive or model (a cost model trained on the\n"
-      "database's other kernels ranks candidates; only its top few are measured)")(
+      "other kernels of --train-db, or of --db, ranks candidates; only its top few are measured)")(
           "width", po::value<int>()->default_value(2), "beam width")                            //
       ("exhaustive", po::bool_switch(), "every candidate breadth-first, to --budget: data for `tunebed replay`")  //
       ("budget", po::value<int64_t>()->default_value(24), "candidates per kernel at most")      //
@@ -383,8 +383,8 @@ int run(const std::vector<std::string>& args) {
       so.seed = batch.seed;
       so.width = *k.options.width;
       if (*k.options.strategy == "model") {
-        // The model learns from every other kernel this database measured on the device.
-        if (!prior) prior = search::training_set(search::stored_kernels(db), search::fingerprint_of(device));
+        // The model learns from every other kernel measured on the device (of --train-db, or of this database).
+        if (!prior) prior = model_training(batch.model, db, search::fingerprint_of(device));
         so.prior = std::make_shared<const search::TrainingSet>(prior->without(k.hash));
       }
       auto strategy = make_strategy(*k.options.strategy, so);

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <random>
 #include <set>
 #include <sstream>
@@ -15,6 +17,8 @@
 #include "search/kernel_target.hpp"
 #include "core/tensor/workloads.hpp"
 #include "harness/cli.hpp"
+#include "harness/db_cli.hpp"
+#include "search/stored.hpp"
 
 namespace tunebed::cli {
 namespace {
@@ -198,7 +202,9 @@ void add_model_options(CommandLine& cl) {
        "the model strategy stops after N steps without progress")  //
       ("model-lookahead", po::value<int>()->default_value(defaults.lookahead)->value_name("L"),
        "the model strategy ranks L levels past its pool's children unmeasured, and measures the favourites "
-       "of every level (0: only the children)");
+       "of every level (0: only the children)")  //
+      ("train-db", po::value<std::string>()->value_name("FILE"),
+       "the model strategy's training data: the kernels of FILE measured on this device (default: --db)");
 }
 
 StrategyOptions model_options(const po::variables_map& vm) {
@@ -214,7 +220,23 @@ StrategyOptions model_options(const po::variables_map& vm) {
   for (const char* knob : {"model-top-k", "model-patience"})
     if (vm[knob].as<int>() < 1) throw UsageError(std::string("--") + knob + " must be at least 1");
   if (o.model_lookahead < 0) throw UsageError("--model-lookahead must be at least 0");
+  if (vm.count("train-db")) {
+    const std::string path = vm["train-db"].as<std::string>();
+    if (!std::filesystem::is_regular_file(path)) throw UsageError("--train-db: no tuning database at '" + path + "'");
+    o.train_db = std::filesystem::absolute(path).string();  // a resume from another directory finds it
+  }
   return o;
+}
+
+search::TrainingSet model_training(const StrategyOptions& options, results::TuningDb& db,
+                                   const results::Device& device) {
+  std::optional<results::TuningDb> other;
+  if (options.train_db) other.emplace(open_for_reading(*options.train_db));
+  search::TrainingSet data = search::training_set(search::stored_kernels(other ? *other : db), device);
+  std::cerr << "model: training data: " << data.kernels() << " kernel(s), " << data.rows() << " measurement(s) of "
+            << (options.train_db ? *options.train_db : std::string("--db"))
+            << " on this device (a kernel never learns from its own)\n";
+  return data;
 }
 
 void store_model_options(const StrategyOptions& options, results::JsonRow& params) {
@@ -222,6 +244,7 @@ void store_model_options(const StrategyOptions& options, results::JsonRow& param
   params.emplace_back("model_top_k", static_cast<int64_t>(options.model_top_k));
   params.emplace_back("model_patience", static_cast<int64_t>(options.model_patience));
   params.emplace_back("model_lookahead", static_cast<int64_t>(options.model_lookahead));
+  if (options.train_db) params.emplace_back("train_db", *options.train_db);
 }
 
 void load_model_options(const results::JsonRow& params, StrategyOptions& options) {
@@ -234,6 +257,7 @@ void load_model_options(const results::JsonRow& params, StrategyOptions& options
       options.model_patience = static_cast<int>(std::get<int64_t>(value));
     if (key == "model_lookahead" && std::holds_alternative<int64_t>(value))
       options.model_lookahead = static_cast<int>(std::get<int64_t>(value));
+    if (key == "train_db" && std::holds_alternative<std::string>(value)) options.train_db = std::get<std::string>(value);
   }
 }
 

@@ -19,6 +19,7 @@
 #include "harness/cli.hpp"
 #include "harness/manifest.hpp"
 #include "results/json_lines.hpp"
+#include "results/tuning_db.hpp"
 #include "search/strategy.hpp"
 
 namespace tunebed::cli {
@@ -65,6 +66,7 @@ struct StrategyOptions {
   int model_top_k = search::ModelParams{}.top_k;        // the model strategy's candidates per step
   int model_patience = search::ModelParams{}.patience;  // its steps without progress before it stops
   int model_lookahead = search::ModelParams{}.lookahead;  // the levels its model ranks unmeasured
+  std::optional<std::string> train_db;  // the model's training data; none: the tuned or replayed database
   std::shared_ptr<const search::TrainingSet> prior;
 };
 
@@ -73,14 +75,18 @@ struct StrategyOptions {
 std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const StrategyOptions& options);
 
 // The model strategy's options of `tune` and `replay`: --cost-model, --model-top-k,
-// --model-patience, --model-lookahead. model_options reads them into StrategyOptions' model
-// fields; an unknown model, a top-k or patience under 1 or a negative look-ahead is a UsageError
-// naming the flag.
+// --model-patience, --model-lookahead, --train-db. model_options reads them into StrategyOptions'
+// model fields; an unknown model, a top-k or patience under 1, a negative look-ahead or a
+// --train-db that is not a file is a UsageError naming the flag.
 void add_model_options(CommandLine& cl);
 StrategyOptions model_options(const po::variables_map& vm);
+// What the model strategy learns from on DEVICE (by its fingerprint): every kernel of
+// OPTIONS.train_db (or, with none, of DB) measured there. Says on standard error how much that is.
+search::TrainingSet model_training(const StrategyOptions& options, results::TuningDb& db,
+                                   const results::Device& device);
 // The model fields of OPTIONS as a run's params (cost_model, model_top_k, model_patience,
-// model_lookahead), and back: load_model_options sets the fields PARAMS holds and leaves the
-// others.
+// model_lookahead, train_db), and back: load_model_options sets the fields PARAMS holds and
+// leaves the others.
 void store_model_options(const StrategyOptions& options, results::JsonRow& params);
 void load_model_options(const results::JsonRow& params, StrategyOptions& options);
 

@@ -169,6 +169,38 @@ TEST_F(TuneE2E, ReplayFillMeasuresTheMissingCandidatesAndReplaysAgain) {
 
 // The model strategy learns from the database's other kernels, live in `tune` and offline in
 // `replay`, where it never trains on the kernel it replays.
+// --train-db: the model learns from another database's kernels, says how many, and the run keeps
+// the path (absolute) so that a resume learns from the same data.
+TEST_F(TuneE2E, TheModelStrategyLearnsFromATrainingDatabaseItNames) {
+  ASSERT_EQ(tune("matmul:M=16,N=16,K=16 --exhaustive --budget 24 --seconds 600").exit_code, 0);
+  const std::string fresh = (dir_ / "fresh.db").string(), alone = (dir_ / "alone.db").string();
+  const Result trained = tune("matmul:M=32,N=8,K=16 --strategy model --budget 9 --train-db " + db_, fresh);
+  ASSERT_EQ(trained.exit_code, 0) << trained.err;
+  EXPECT_NE(trained.err.find("model: training data: 1 kernel(s), "), std::string::npos) << trained.err;
+  {
+    auto db = results::TuningDb::open(fresh, results::TuningDb::Mode::existing);
+    results::Statement run = results::raw_connection(db).prepare("SELECT params FROM runs");
+    ASSERT_TRUE(run.step());
+    const std::string params = run.column_text(0);
+    EXPECT_NE(params.find("\"train_db\":\"" + db_ + "\""), std::string::npos) << params;
+    results::raw_connection(db).exec("UPDATE runs SET status = 'running'");
+  }
+  const Result resumed = tunebed("tune --resume 1 --db " + fresh);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find(" measurement(s) of " + db_ + " on this device"), std::string::npos) << resumed.err;
+  const Result untrained = tune("matmul:M=32,N=8,K=16 --strategy model --budget 9", alone);
+  ASSERT_EQ(untrained.exit_code, 0) << untrained.err;
+  EXPECT_NE(untrained.err.find("model: training data: 0 kernel(s), 0 measurement(s) of --db"), std::string::npos)
+      << untrained.err;
+
+  const Result missing = tune("matmul:M=32,N=8,K=16 --strategy model --train-db " + (dir_ / "none.db").string(), alone);
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("--train-db: no tuning database at "), std::string::npos) << missing.err;
+  const Result resume = tune("--resume 1 --train-db " + db_, fresh);
+  EXPECT_NE(resume.exit_code, 0);
+  EXPECT_NE(resume.err.find("drop --train-db"), std::string::npos) << resume.err;
+}
+
 TEST_F(TuneE2E, TheModelStrategyTunesAndReplaysFromTheOtherKernelsMeasurements) {
   ASSERT_EQ(tune("matmul:M=16,N=16,K=16 --exhaustive --budget 24 --seconds 600").exit_code, 0);
   ASSERT_EQ(tune("matmul:M=8,N=32,K=16 --exhaustive --budget 24 --seconds 600").exit_code, 0);

@@ -246,6 +246,22 @@ int64_t candidates_to(const SearchResult& r, double cost) {
   return -1;
 }
 
+// A prior: WALKS random walks of up to DEPTH actions through SEEN (seed 1), as one kernel's
+// measurements.
+std::shared_ptr<TrainingSet> walks_of(SeparableSpace& seen, int walks, int depth) {
+  std::mt19937_64 rng(1);
+  std::vector<std::vector<float>> x;
+  std::vector<double> s;
+  for (int i = 0; i < walks; i++) {
+    const Path p = random_walk(seen, rng, depth);
+    x.push_back(seen.features(p));
+    s.push_back(seen.cost(p));
+  }
+  auto prior = std::make_shared<TrainingSet>();
+  prior->add_kernel("seen", x, s);
+  return prior;
+}
+
 // Transfer: a model trained on one kernel's measurements ranks another kernel of the same kind
 // (the same law at 100x the time), so the search measures a fraction of what BEAM does.
 TEST(ModelSearch, APriorFromAnotherKernelFindsTheOptimumWithAQuarterOfBeamsCandidates) {
@@ -253,16 +269,7 @@ TEST(ModelSearch, APriorFromAnotherKernelFindsTheOptimumWithAQuarterOfBeamsCandi
                                      {0, 3, 3, 1, 8, 5}, {7, 2, 9, 9, 4, 6}, {5, 1, 8, 0, 3, 9}};
   SeparableSpace seen(6, 6, w), unseen(6, 6, w);
   unseen.scale = 100;
-  std::mt19937_64 rng(1);
-  std::vector<std::vector<float>> x;
-  std::vector<double> s;
-  for (int i = 0; i < 400; i++) {
-    Path p = random_walk(seen, rng, 6);
-    x.push_back(seen.features(p));
-    s.push_back(seen.cost(p));
-  }
-  auto prior = std::make_shared<TrainingSet>();
-  prior->add_kernel("seen", x, s);
+  const auto prior = walks_of(seen, 400, 6);
 
   CountingCost beam_cost(unseen), model_cost(unseen);
   const SearchResult beam = run_search(*make_beam({.width = 2}), unseen, beam_cost, {});
@@ -283,16 +290,7 @@ TEST(ModelSearch, ItsOwnMeasurementsOverruleAPriorThatIsWrongAboutIt) {
   std::vector<std::vector<int>> flipped = w;
   std::ranges::reverse(flipped[0].begin() + 1, flipped[0].end());  // settings 1-5: 4 6 1 7 3
   SeparableSpace seen(4, 6, w), unseen(4, 6, flipped);
-  std::mt19937_64 rng(1);
-  std::vector<std::vector<float>> x;
-  std::vector<double> s;
-  for (int i = 0; i < 300; i++) {
-    const Path p = random_walk(seen, rng, 4);
-    x.push_back(seen.features(p));
-    s.push_back(seen.cost(p));
-  }
-  auto prior = std::make_shared<TrainingSet>();
-  prior->add_kernel("seen", x, s);
+  const auto prior = walks_of(seen, 300, 4);
   CountingCost beam_cost(unseen), model_cost(unseen);
   const SearchResult beam = run_search(*make_beam({.width = 2}), unseen, beam_cost, {});
   const SearchResult model = run_search(*make_model_search({.prior = prior}), unseen, model_cost, {});
@@ -319,16 +317,7 @@ struct PairedSpace : SeparableSpace {
 TEST(ModelSearch, TheLookAheadMeasuresAPairBeforeItsSlowHalf) {
   PairedSpace seen, unseen;
   seen.scale = 100;
-  std::mt19937_64 rng(1);
-  std::vector<std::vector<float>> x;
-  std::vector<double> s;
-  for (int i = 0; i < 400; i++) {
-    const Path p = random_walk(seen, rng, 3);
-    x.push_back(seen.features(p));
-    s.push_back(seen.cost(p));
-  }
-  auto prior = std::make_shared<TrainingSet>();
-  prior->add_kernel("seen", x, s);
+  const auto prior = walks_of(seen, 400, 3);
   const Path pair = *unseen.parse("3,3,0,");
   ASSERT_EQ(unseen.cost(pair), 1);
   ASSERT_GT(unseen.cost(*unseen.parse("3,0,0,")), unseen.cost({}));
@@ -483,16 +472,7 @@ TEST(ModelSearch, TimesOfZeroAreLeftOutOfItsFits) {
   EXPECT_FALSE(zero_cost.repeated);
 
   SeparableSpace seen = fixed_space();
-  std::mt19937_64 rng(1);
-  std::vector<std::vector<float>> x;
-  std::vector<double> s;
-  for (int i = 0; i < 100; i++) {
-    const Path p = random_walk(seen, rng, 4);
-    x.push_back(seen.features(p));
-    s.push_back(seen.cost(p));
-  }
-  auto prior = std::make_shared<TrainingSet>();
-  prior->add_kernel("seen", x, s);
+  const auto prior = walks_of(seen, 100, 4);
   ZeroRootSpace zero_root;
   CountingCost cost(zero_root);
   const SearchResult z = run_search(*make_model_search({.prior = prior}), zero_root, cost, {});

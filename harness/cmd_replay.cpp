@@ -163,6 +163,7 @@ int replay_cmd(const std::vector<std::string>& args) {
   options.width = (*vm)["width"].as<int>();
   Replayer replayer{(*vm)["strategy"].as<std::string>(), options, {}};
   make_strategy(replayer.name, replayer.options);  // a bad name fails before any work
+  if (replayer.name != "model") refuse_unused_model_options(*vm);
   const bool fill = (*vm)["fill"].as<bool>();
   auto db = fill ? open_for_writing((*vm)["db"].as<std::string>()) : open_for_reading((*vm)["db"].as<std::string>());
   std::optional<Filler> filler;

@@ -127,6 +127,7 @@ Batch plan_batch(const po::variables_map& vm, const TuneDefaults& defaults,
   const Shard shard = vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
   for (size_t i = 0; i < all.size(); i++)
     if (shard.contains(i)) batch.kernels.push_back(std::move(all[i]));
+  if (!batch.uses_model()) refuse_unused_model_options(vm);
   return batch;
 }
 

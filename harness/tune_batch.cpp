@@ -228,6 +228,12 @@ StrategyOptions model_options(const po::variables_map& vm) {
   return o;
 }
 
+void refuse_unused_model_options(const po::variables_map& vm) {
+  for (const char* flag : {"cost-model", "model-top-k", "model-patience", "model-lookahead", "train-db"})
+    if (vm.count(flag) && !vm[flag].defaulted())
+      throw UsageError(std::string("--") + flag + " is an option of the model strategy, which nothing here uses");
+}
+
 search::TrainingSet model_training(const StrategyOptions& options, results::TuningDb& db,
                                    const results::Device& device) {
   std::optional<results::TuningDb> other;

@@ -80,6 +80,9 @@ std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const S
 // --train-db that is not a file is a UsageError naming the flag.
 void add_model_options(CommandLine& cl);
 StrategyOptions model_options(const po::variables_map& vm);
+// Where no kernel uses the model strategy, a model option given on the command line would be
+// ignored: it is a UsageError naming the flag instead.
+void refuse_unused_model_options(const po::variables_map& vm);
 // What the model strategy learns from on DEVICE (by its fingerprint): every kernel of
 // OPTIONS.train_db (or, with none, of DB) measured there. Says on standard error how much that is.
 search::TrainingSet model_training(const StrategyOptions& options, results::TuningDb& db,

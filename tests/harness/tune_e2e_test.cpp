@@ -167,8 +167,6 @@ TEST_F(TuneE2E, ReplayFillMeasuresTheMissingCandidatesAndReplaysAgain) {
   EXPECT_NE(none.err.find("no tuning database at"), std::string::npos) << none.err;
 }
 
-// The model strategy learns from the database's other kernels, live in `tune` and offline in
-// `replay`, where it never trains on the kernel it replays.
 // --train-db: the model learns from another database's kernels, says how many, and the run keeps
 // the path (absolute) so that a resume learns from the same data.
 TEST_F(TuneE2E, TheModelStrategyLearnsFromATrainingDatabaseItNames) {
@@ -201,6 +199,22 @@ TEST_F(TuneE2E, TheModelStrategyLearnsFromATrainingDatabaseItNames) {
   EXPECT_NE(resume.err.find("drop --train-db"), std::string::npos) << resume.err;
 }
 
+// A model option where nothing uses the model strategy would be silently ignored: it is refused.
+TEST_F(TuneE2E, ModelOptionsWithoutTheModelStrategyAreRefused) {
+  ASSERT_EQ(tune("matmul:M=16,N=16,K=16 --budget 4").exit_code, 0);
+  const Result tuned = tune("matmul:M=16,N=8,K=16 --strategy beam --train-db " + db_);
+  EXPECT_EQ(tuned.exit_code, 2);
+  EXPECT_NE(tuned.err.find("--train-db is an option of the model strategy, which nothing here uses"),
+            std::string::npos)
+      << tuned.err;
+  const Result replayed = tunebed("replay --strategy random --model-top-k 3 --db " + db_);
+  EXPECT_EQ(replayed.exit_code, 2);
+  EXPECT_NE(replayed.err.find("--model-top-k is an option of the model strategy"), std::string::npos) << replayed.err;
+  EXPECT_EQ(tunebed("replay --strategy model --model-top-k 3 --db " + db_).exit_code, 0);
+}
+
+// The model strategy learns from the database's other kernels, live in `tune` and offline in
+// `replay`, where it never trains on the kernel it replays.
 TEST_F(TuneE2E, TheModelStrategyTunesAndReplaysFromTheOtherKernelsMeasurements) {
   ASSERT_EQ(tune("matmul:M=16,N=16,K=16 --exhaustive --budget 24 --seconds 600").exit_code, 0);
   ASSERT_EQ(tune("matmul:M=8,N=32,K=16 --exhaustive --budget 24 --seconds 600").exit_code, 0);

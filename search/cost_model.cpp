@@ -18,14 +18,14 @@ void TrainingSet::add_kernel(const std::string& group, const std::vector<std::ve
   double mean = 0;
   size_t n = 0;
   for (double s : seconds)
-    if (std::isfinite(s) && s > 0) mean += std::log(s), n++;
+    if (learnable(s)) mean += std::log(s), n++;
   if (n == 0) return;
   mean /= static_cast<double>(n);
   const int g = static_cast<int>(groups_.size());
   groups_.push_back(group);
   winners_.push_back(std::move(winner));
   for (size_t i = 0; i < seconds.size(); i++) {
-    if (!std::isfinite(seconds[i]) || seconds[i] <= 0) continue;
+    if (!learnable(seconds[i])) continue;
     if (!x_.empty() && features[i].size() != width())
       throw std::invalid_argument("cost model: rows of " + std::to_string(features[i].size()) + " and " +
                                   std::to_string(width()) + " features");

@@ -12,6 +12,7 @@
 // standardized features sits beside it only as the baseline it is compared with.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,9 +23,9 @@ namespace tunebed::search {
 // Measured candidates of several kernels: features, seconds, and which kernel each row is from.
 class TrainingSet {
  public:
-  // Adds one kernel's measured candidates (finite seconds only; a failed candidate teaches
-  // nothing about speed), under the name GROUP (a kernel hash). WEIGHT scales their say. WINNER:
-  // the opts that won on it, if known, which the model strategy tries on kernels like it.
+  // Adds one kernel's measured candidates (the learnable times only), under the name GROUP (a
+  // kernel hash). WEIGHT scales their say. WINNER: the opts that won on it, if known, which the
+  // model strategy tries on kernels like it.
   void add_kernel(const std::string& group, const std::vector<std::vector<float>>& features,
                   const std::vector<double>& seconds, float weight = 1, std::string winner = {});
   // The rows of every kernel but GROUP: a model that has not seen it (leave-one-out).
@@ -33,6 +34,10 @@ class TrainingSet {
   // Each row's target minus BASE's entry for it: what a model fitted next learns is what another
   // model (whose predictions BASE holds) got wrong, as boosting does.
   void subtract(const std::vector<float>& base);
+
+  // Whether a time can be learned from: finite (a failed candidate teaches nothing about speed)
+  // and positive (a time under the timer's resolution has no log).
+  static bool learnable(double seconds) { return std::isfinite(seconds) && seconds > 0; }
 
   size_t rows() const { return target_.size(); }
   size_t kernels() const { return groups_.size(); }

@@ -162,7 +162,7 @@ class ModelSearch : public Strategy {
     }
 
     void measured(std::vector<float> features, double seconds) {
-      if (!(seconds > 0)) return;  // under the timer's resolution: no log time, as TrainingSet drops it
+      if (!TrainingSet::learnable(seconds)) return;  // as TrainingSet drops it
       x_.push_back(std::move(features));
       s_.push_back(seconds);
       residual_.reset();

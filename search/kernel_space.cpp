@@ -96,6 +96,10 @@ std::string KernelSpace::key(const Path& state) { return to_string(opts(state));
 
 std::vector<float> KernelSpace::features(const Path& state) { return kernel_features(kernel(state)); }
 
+std::string KernelSpace::kind(int action) {
+  return std::string(optops_name(search_actions().at(static_cast<size_t>(action)).op));
+}
+
 std::optional<Path> KernelSpace::parse(const std::string& text) {
   std::vector<Opt> opts;
   try {

@@ -55,6 +55,7 @@ class KernelSpace : public SearchSpace {
   // The path of an opts string; nullopt if an opt is not among the space's actions or the
   // sequence is not legal on this kernel.
   std::optional<Path> parse(const std::string& opts) override;
+  std::string kind(int action) override;  // the OptOp's name, "UPCAST"
   // The root kernel with STATE's opts applied (KernelOptError if they are not legal).
   const Kernel& kernel(const Path& state);
 

@@ -32,7 +32,8 @@ class ModelSearch : public Strategy {
     std::ostringstream s;
     s << "{\"model\":\"" << p_.model << "\",\"seed\":" << p_.seed << ",\"top_k\":" << p_.top_k
       << ",\"top_fraction\":" << p_.top_fraction << ",\"transplants\":" << p_.transplants
-      << ",\"expand\":" << p_.expand << ",\"patience\":" << p_.patience << ",\"lookahead\":" << p_.lookahead
+      << ",\"expand\":" << p_.expand << ",\"patience\":" << p_.patience << ",\"sweep\":" << p_.sweep
+      << ",\"lookahead\":" << p_.lookahead
       << ",\"ahead_width\":" << p_.ahead_width << ",\"min_progress_s\":" << p_.min_progress_s
       << ",\"prior_kernels\":" << (p_.prior ? p_.prior->kernels() : 0)
       << ",\"prior_rows\":" << (p_.prior ? p_.prior->rows() : 0) << "}";
@@ -68,8 +69,17 @@ class ModelSearch : public Strategy {
     // one already tuned is likely won by the same opts.
     measure_top(transplants(ctx), static_cast<size_t>(p_.transplants));
     int stale = 0;
-    while (!ctx.exhausted() && stale < p_.patience) {
+    while (!ctx.exhausted()) {
       std::ranges::stable_sort(measured, {}, &Timed::cost);
+      if (stale >= p_.patience) {  // out of patience: one last try of every kind of action
+        const std::vector<Candidate> picks = one_of_each_kind(ctx, ranker, rng, known, measured);
+        if (picks.empty()) break;
+        const double before = best();
+        measure_top(picks, picks.size());
+        if (before - best() < p_.min_progress_s) break;
+        stale = 0;
+        continue;
+      }
       // The parents: the measured states, fastest first, then the root if it has no time (a root
       // stopped past the stop line, as unoptimized kernels are, still has children to try). When
       // the best have no unseen children left (transplants that unroll every axis), the others'.
@@ -108,6 +118,21 @@ class ModelSearch : public Strategy {
       if (std::optional<Path> p = ctx.space().parse(w); p && !ctx.seen(*p) && keys.insert(ctx.space().key(*p)).second)
         out.push_back({*p, ctx.space().features(*p)});
     return out;
+  }
+
+  // The model's favourite unseen child of each kind of action among the children of the SWEEP
+  // fastest of MEASURED (sorted).
+  std::vector<Candidate> one_of_each_kind(SearchContext& ctx, const Ranker& ranker, std::mt19937_64& rng,
+                                          const std::set<std::vector<float>>& known,
+                                          const std::vector<Timed>& measured) const {
+    const std::vector<Candidate> children = unseen_children(ctx, measured, static_cast<size_t>(p_.sweep), known);
+    std::vector<std::vector<float>> x;
+    for (const Candidate& c : children) x.push_back(c.features);
+    std::set<std::string> kinds;
+    std::vector<Candidate> picks;
+    for (size_t i : ranker.rank(x, rng))
+      if (kinds.insert(ctx.space().kind(children[i].path.back())).second) picks.push_back(children[i]);
+    return picks;
   }
 
   // Grows POOL by LOOKAHEAD levels the model foresees without measuring: the unseen children of
@@ -212,10 +237,11 @@ class ModelSearch : public Strategy {
 
 std::unique_ptr<Strategy> make_model_search(ModelParams params) {
   if (params.top_k < 1 || params.expand < 1 || params.patience < 1 || params.ahead_width < 1 ||
-      params.transplants < 0 || params.lookahead < 0 || !(params.top_fraction > 0 && params.top_fraction <= 1))
+      params.transplants < 0 || params.lookahead < 0 || params.sweep < 0 ||
+      !(params.top_fraction > 0 && params.top_fraction <= 1))
     throw std::invalid_argument(
-        "model search: top_k, expand, patience and ahead_width must be at least 1, transplants and lookahead at "
-        "least 0, top_fraction in (0, 1]");
+        "model search: top_k, expand, patience and ahead_width must be at least 1, transplants, lookahead and "
+        "sweep at least 0, top_fraction in (0, 1]");
   make_cost_model(params.model, params.seed);  // a bad model name fails here, not mid-search
   return std::make_unique<ModelSearch>(std::move(params));
 }

@@ -71,6 +71,8 @@ std::vector<float> SearchSpace::features(const Path&) {
 
 std::optional<Path> SearchSpace::parse(const std::string&) { return std::nullopt; }
 
+std::string SearchSpace::kind(int) { return ""; }
+
 size_t pick(std::mt19937_64& rng, size_t n) { return static_cast<size_t>(rng() % n); }
 
 double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }

@@ -48,6 +48,9 @@ class SearchSpace {
   // The state whose key is KEY, if it is legal here; the model strategy tries other kernels'
   // winners this way. A space that cannot parse keys answers nullopt.
   virtual std::optional<Path> parse(const std::string& key);
+  // The kind of ACTION (for kernels: its OptOp). Before it stops, the model strategy tries every
+  // kind on its best states once more. A space that names none has one kind.
+  virtual std::string kind(int action);
 };
 
 class CostFunction {
@@ -188,8 +191,12 @@ std::unique_ptr<Strategy> make_exhaustive(ExhaustiveParams params);
 // prior, only the root measured) it takes a seeded random order. The pool looks LOOKAHEAD levels
 // further, unmeasured: the children of the model's AHEAD_WIDTH favourites of each level join it,
 // so a step can measure a state whose parent is slow (an UPCAST that pays only once the UNROLL
-// after it exists) without measuring the parent first. It stops after PATIENCE steps without
-// progress of MIN_PROGRESS_S, or when no unseen child is left.
+// after it exists) without measuring the parent first. After PATIENCE steps without progress of
+// MIN_PROGRESS_S it sweeps: the model's favourite unseen child of each kind of action (for
+// kernels, each OptOp) among the children of the SWEEP best states is measured, for a model can
+// misjudge a whole kind (THREAD, on a 2-core CPU) so that its top few never hold one, where BEAM,
+// measuring every child, tries them all. Progress there resumes the steps; else it stops, as it
+// does when no unseen child is left.
 struct ModelParams {
   uint64_t seed = 0;
   std::string model = "xgboost";  // make_cost_model's names
@@ -197,7 +204,8 @@ struct ModelParams {
   double top_fraction = 0.15;
   int transplants = 2;
   int expand = 4;
-  int patience = 3;
+  int patience = 2;
+  int sweep = 1;  // 0: no sweep
   int lookahead = 0;
   int ahead_width = 4;
   double min_progress_s = 0.01e-6;

@@ -27,6 +27,7 @@ TEST(KernelSpace, ListsLegalActionsAndNamesStatesByTheirOpts) {
   for (int a : root) {
     Path p{a};
     ops.insert(space.opts(p)[0].op);
+    EXPECT_EQ(space.kind(a), optops_name(space.opts(p)[0].op));  // an action's kind is its OptOp
     EXPECT_EQ(space.parse(space.key(p)), p) << space.key(p);
     EXPECT_EQ(space.kernel(p).applied_opts(), space.opts(p));
   }

@@ -199,7 +199,8 @@ void add_model_options(CommandLine& cl) {
       ("model-top-k", po::value<int>()->default_value(defaults.top_k)->value_name("K"),
        top_k_help.c_str())  //
       ("model-patience", po::value<int>()->default_value(defaults.patience)->value_name("N"),
-       "the model strategy stops after N steps without progress")  //
+       "after N steps without progress the model strategy tries the best state's favourite child of each "
+       "OptOp, and stops unless one is faster")  //
       ("model-lookahead", po::value<int>()->default_value(defaults.lookahead)->value_name("L"),
        "the model strategy ranks L levels past its pool's children unmeasured, and measures the favourites "
        "of every level (0: only the children)")  //

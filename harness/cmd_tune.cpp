@@ -204,13 +204,11 @@ Session start_session(const po::variables_map& vm, const TuneDefaults& defaults)
   Session s;
   const std::string db_path = vm["db"].as<std::string>();
   if (vm.count("resume")) {
-    for (const char* planned :
-         {"workload", "manifest", "shard", "strategy", "exhaustive", "width", "budget", "seconds", "seed", "retune",
-          "check-budget", "cost-model", "model-top-k", "model-patience",
-          "model-lookahead", "train-db"})
-      if (vm.count(planned) && !vm[planned].defaulted())
-        throw UsageError("--resume finishes the run's own plan with its own options: drop --" +
-                         std::string(planned));
+    std::vector<std::string> planned = {"workload", "manifest", "shard", "strategy", "exhaustive", "width",
+                                        "budget",   "seconds",  "seed",  "retune",   "check-budget"};
+    planned.insert(planned.end(), model_flags().begin(), model_flags().end());
+    if (const std::optional<std::string> flag = first_given(vm, planned))
+      throw UsageError("--resume finishes the run's own plan with its own options: drop --" + *flag);
     s.db.emplace(open_db(db_path, results::TuningDb::Mode::existing));
     s.batch = resumed_batch(s.db, vm["resume"].as<std::string>(), s.run);
     s.run = s.db->resume_run(s.run.id);

@@ -229,10 +229,21 @@ StrategyOptions model_options(const po::variables_map& vm) {
   return o;
 }
 
+const std::vector<std::string>& model_flags() {
+  static const std::vector<std::string> flags = {"cost-model", "model-top-k", "model-patience", "model-lookahead",
+                                                 "train-db"};
+  return flags;
+}
+
+std::optional<std::string> first_given(const po::variables_map& vm, const std::vector<std::string>& flags) {
+  for (const std::string& flag : flags)
+    if (vm.count(flag) && !vm[flag].defaulted()) return flag;
+  return std::nullopt;
+}
+
 void refuse_unused_model_options(const po::variables_map& vm) {
-  for (const char* flag : {"cost-model", "model-top-k", "model-patience", "model-lookahead", "train-db"})
-    if (vm.count(flag) && !vm[flag].defaulted())
-      throw UsageError(std::string("--") + flag + " is an option of the model strategy, which nothing here uses");
+  if (const std::optional<std::string> flag = first_given(vm, model_flags()))
+    throw UsageError("--" + *flag + " is an option of the model strategy, which nothing here uses");
 }
 
 search::TrainingSet model_training(const StrategyOptions& options, results::TuningDb& db,

@@ -80,6 +80,10 @@ std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const S
 // --train-db that is not a file is a UsageError naming the flag.
 void add_model_options(CommandLine& cl);
 StrategyOptions model_options(const po::variables_map& vm);
+// The flags add_model_options adds, and the first of FLAGS given on the command line (not left at
+// its default), if any.
+const std::vector<std::string>& model_flags();
+std::optional<std::string> first_given(const po::variables_map& vm, const std::vector<std::string>& flags);
 // Where no kernel uses the model strategy, a model option given on the command line would be
 // ignored: it is a UsageError naming the flag instead.
 void refuse_unused_model_options(const po::variables_map& vm);

@@ -51,15 +51,20 @@ class ModelSearch : public Strategy {
       measured.push_back({c.path, *cost});
       ranker.measured(c.features, *cost);
     };
-    // Measures the model's top K of CANDIDATES.
-    const auto measure_top = [&](const std::vector<Candidate>& candidates, size_t k) {
+    // Measures the model's top K of CANDIDATES; with ONE_PER_KIND, only the first of each kind of
+    // action (the last one a candidate applies).
+    const auto measure_top = [&](const std::vector<Candidate>& candidates, size_t k, bool one_per_kind = false) {
       std::vector<std::vector<float>> x;
       for (const Candidate& c : candidates) x.push_back(c.features);
-      const std::vector<size_t> order = ranker.rank(x, rng);
+      std::vector<size_t> chosen;
+      std::set<std::string> kinds;
+      for (size_t i : ranker.rank(x, rng))
+        if (chosen.size() < k && (!one_per_kind || kinds.insert(ctx.space().kind(candidates[i].path.back())).second))
+          chosen.push_back(i);
       std::vector<Path> batch;
-      for (size_t i = 0; i < order.size() && batch.size() < k; i++) batch.push_back(candidates[order[i]].path);
+      for (size_t i : chosen) batch.push_back(candidates[i].path);
       std::vector<std::optional<double>> costs = ctx.evaluate(batch);
-      for (size_t i = 0; i < batch.size(); i++) record(candidates[order[i]], costs[i]);
+      for (size_t i = 0; i < batch.size(); i++) record(candidates[chosen[i]], costs[i]);
     };
     const auto best = [&] { return measured.empty() ? INFINITY : std::ranges::min(measured, {}, &Timed::cost).cost; };
     const Candidate root{{}, ctx.space().features({})};
@@ -71,27 +76,28 @@ class ModelSearch : public Strategy {
     int stale = 0;
     while (!ctx.exhausted()) {
       std::ranges::stable_sort(measured, {}, &Timed::cost);
-      if (stale >= p_.patience) {  // out of patience: one last try of every kind of action
-        const std::vector<Candidate> picks = one_of_each_kind(ctx, ranker, rng, known, measured);
-        if (picks.empty()) break;
-        const double before = best();
-        measure_top(picks, picks.size());
-        if (before - best() < p_.min_progress_s) break;
-        stale = 0;
-        continue;
+      // Out of patience, a sweep: the favourite child of each kind of action of the SWEEP best.
+      const bool sweep = stale >= p_.patience;
+      std::vector<Candidate> pool;
+      if (sweep) {
+        pool = unseen_children(ctx, measured, static_cast<size_t>(p_.sweep), known);
+      } else {
+        // The parents: the measured states, fastest first, then the root if it has no time (a
+        // root stopped past the stop line, as unoptimized kernels are, still has children to
+        // try). When the best have no unseen children left (transplants that unroll every axis),
+        // the others'.
+        std::vector<Timed> from = measured;
+        if (!root_timed) from.push_back({root.path, INFINITY});
+        pool = unseen_children(ctx, from, static_cast<size_t>(p_.expand), known);
+        if (pool.empty()) pool = unseen_children(ctx, from, from.size(), known);
+        look_ahead(ctx, ranker, rng, known, pool);
       }
-      // The parents: the measured states, fastest first, then the root if it has no time (a root
-      // stopped past the stop line, as unoptimized kernels are, still has children to try). When
-      // the best have no unseen children left (transplants that unroll every axis), the others'.
-      std::vector<Timed> from = measured;
-      if (!root_timed) from.push_back({root.path, INFINITY});
-      std::vector<Candidate> pool = unseen_children(ctx, from, static_cast<size_t>(p_.expand), known);
-      if (pool.empty()) pool = unseen_children(ctx, from, from.size(), known);
       if (pool.empty()) break;
-      look_ahead(ctx, ranker, rng, known, pool);
       const double before = best();
-      measure_top(pool, step_size(pool.size()));
-      stale = before - best() >= p_.min_progress_s ? 0 : stale + 1;  // inf - inf: no progress
+      measure_top(pool, sweep ? pool.size() : step_size(pool.size()), sweep);
+      const bool progress = before - best() >= p_.min_progress_s;  // inf - inf: none
+      if (sweep && !progress) break;
+      stale = progress ? 0 : stale + 1;
     }
   }
 
@@ -118,21 +124,6 @@ class ModelSearch : public Strategy {
       if (std::optional<Path> p = ctx.space().parse(w); p && !ctx.seen(*p) && keys.insert(ctx.space().key(*p)).second)
         out.push_back({*p, ctx.space().features(*p)});
     return out;
-  }
-
-  // The model's favourite unseen child of each kind of action among the children of the SWEEP
-  // fastest of MEASURED (sorted).
-  std::vector<Candidate> one_of_each_kind(SearchContext& ctx, const Ranker& ranker, std::mt19937_64& rng,
-                                          const std::set<std::vector<float>>& known,
-                                          const std::vector<Timed>& measured) const {
-    const std::vector<Candidate> children = unseen_children(ctx, measured, static_cast<size_t>(p_.sweep), known);
-    std::vector<std::vector<float>> x;
-    for (const Candidate& c : children) x.push_back(c.features);
-    std::set<std::string> kinds;
-    std::vector<Candidate> picks;
-    for (size_t i : ranker.rank(x, rng))
-      if (kinds.insert(ctx.space().kind(children[i].path.back())).second) picks.push_back(children[i]);
-    return picks;
   }
 
   // Grows POOL by LOOKAHEAD levels the model foresees without measuring: the unseen children of

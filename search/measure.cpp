@@ -9,8 +9,10 @@ namespace tunebed::search {
 
 std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params,
                                     std::optional<double> first) {
-  // Past kColdFactor times the bar even a warm launch would be over it: the cold one says enough.
-  if (first && params.early_stop_s && *first > kColdFactor * *params.early_stop_s) return {*first};
+  // Past kColdFactor times the bar even a warm launch would be over it: the cold one says enough,
+  // unless it is so short that its cold start could be most of it.
+  if (first && params.early_stop_s && *first >= kColdSampleFloor && *first > kColdFactor * *params.early_stop_s)
+    return {*first};
   const bool self_warming = first && *first >= kSelfWarmingLaunch;
   const int warmup = self_warming ? 0 : first ? params.warmup - 1 : params.warmup;
   for (int i = 0; i < warmup; i++) launch();

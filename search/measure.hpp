@@ -11,7 +11,10 @@
 // cannot come under it warm, and it is the candidate's one sample: the figure stored for such a
 // loser is a cold launch's, high by at most its cold cost (below), and the kernel is not launched
 // again (on a BEAM run of matmul 512, a tenth of the wall time went to re-launching 12-60 ms
-// candidates that were 6-30 times slower than the best). A long launch needs no warm-up at all: what a cold start costs does not grow with the
+// candidates that were 6-30 times slower than the best). That holds only where the cold cost is
+// small beside the launch: a launch shorter than kColdSampleFloor is warmed up and timed however
+// slow its verification was, and the early stop (after its first warm sample) spares it the
+// rest. A long launch needs no warm-up at all: what a cold start costs does not grow with the
 // launch (on the candidates of a BEAM run on matmul 512, 3 MB of buffers, the first launch took
 // at most 1.3 ms more than the later ones, at 6 ms and at 600 ms alike; bench_runtime's
 // BM_CpuColdLaunch, 6 MB: 0.05-0.9 ms more at 6 ms, 0.3-4 ms at 43 ms, -3 to +3 ms at 340 ms,
@@ -58,6 +61,13 @@ inline constexpr double kEarlyStopFactor = 3;
 inline constexpr double kColdFactor = 2;
 // A verification launch at least this long (seconds) is its own warm-up and the first sample.
 inline constexpr double kSelfWarmingLaunch = 0.1;
+// A verification launch shorter than this (seconds) is never the one sample. What its cold start
+// costs (faulting in the program's code and the buffers' pages) is absolute, not a factor: for
+// 25 losers of a BEAM run on 53 dataset kernels, drawn from those stored with one cold sample
+// under 1 ms, it was 24-900 us where the same opts took 0.16 us to 0.65 ms warm, a median of 9.5
+// and up to 313 times that (one 0.49 us warm, 6% from its kernel's best, was stored at 34 us).
+// Two more launches of a kernel this short cost little; the stop line has the same floor.
+inline constexpr double kColdSampleFloor = 0.02;
 // A verification launch past this many times the bar is stopped, twice the one-sample line
 // (kColdFactor) ...
 inline constexpr double kStopFactor = 2 * kColdFactor;
@@ -85,7 +95,8 @@ std::optional<double> stop_line(std::optional<double> bar);
 
 // Seconds per launch, `warmup` untimed launches first, stopping early as above. FIRST: the
 // seconds of a launch already made (the verification run), which counts as a warm-up, or as the
-// first sample when it took kSelfWarmingLaunch or more. Never empty when runs >= 1.
+// first sample when it took kSelfWarmingLaunch or more, or as the only one when it took
+// kColdSampleFloor or more and past kColdFactor times the bar. Never empty when runs >= 1.
 std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params,
                                     std::optional<double> first = std::nullopt);
 

@@ -73,16 +73,50 @@ TEST(Measure, TheVerificationLaunchCountsAsAWarmUp) {
   EXPECT_EQ(measure_samples(launch, p, 1e-3).size(), 3u);
   EXPECT_EQ(launches, 1 + 3);  // one more warm-up, then the runs
   launches = 0;
-  // A first launch past twice the bar cannot come under it warm: it is the one sample, and the
-  // kernel is not launched again.
-  EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 0.4e-3, .max_seconds = 1e9}, 0.9e-3),
-            std::vector<double>{0.9e-3});
-  EXPECT_EQ(launches, 0);
-  launches = 0;
   // Under twice the bar it may still be a cold launch of a kernel that is fast enough warm.
   EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 1.5e-3, .max_seconds = 1e9}, 2.9e-3).size(),
             3u);
   EXPECT_EQ(launches, 1 + 3);
+}
+
+TEST(Measure, ALongFirstLaunchPastTwiceTheBarIsTheOneSample) {
+  int launches = 0;
+  auto launch = [&] {
+    launches++;
+    return 0.04;
+  };
+  // Warm it would still be over the bar: it is the one sample, and the kernel is not launched again.
+  EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 0.02, .max_seconds = 1e9}, 0.05),
+            std::vector<double>{0.05});
+  EXPECT_EQ(launches, 0);
+}
+
+// Regression: a 0.1 us kernel's verification launch took 25 us, cold (code and pages faulted in),
+// and was stored as its time, 250 times the truth; a kernel 6% from its best was stored 70 times
+// slower than it.
+TEST(Measure, AShortColdFirstLaunchIsNeverTheTime) {
+  int launches = 0;
+  auto warm = [&] {
+    launches++;
+    return 0.1e-6;
+  };
+  const TimingParams p{.warmup = 2, .runs = 3, .early_stop_s = 0.3e-6, .max_seconds = 1e9};
+  EXPECT_EQ(measure_samples(warm, p, 25e-6), (std::vector<double>{0.1e-6, 0.1e-6, 0.1e-6}));
+  EXPECT_EQ(launches, 1 + 3);  // warmed up and timed like any other
+  // A loser this short is still spared the runs: the early stop follows its first warm sample.
+  launches = 0;
+  auto slow = [&] {
+    launches++;
+    return 5e-6;
+  };
+  EXPECT_EQ(measure_samples(slow, p, 25e-6), std::vector<double>{5e-6});
+  EXPECT_EQ(launches, 1 + 1);
+  // Just under the floor the same; at the floor the cold launch is the one sample again.
+  launches = 0;
+  EXPECT_EQ(measure_samples(slow, p, std::nextafter(kColdSampleFloor, 0.0)), std::vector<double>{5e-6});
+  EXPECT_EQ(launches, 2);
+  EXPECT_EQ(measure_samples(slow, p, kColdSampleFloor), std::vector<double>{kColdSampleFloor});
+  EXPECT_EQ(launches, 2);
 }
 
 TEST(Measure, ALongVerificationLaunchIsTheFirstSample) {

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/runtime/device.hpp"
+
 namespace tunebed::search {
 
 std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params,
@@ -38,6 +40,12 @@ double median(std::vector<double> samples) {
   std::ranges::sort(samples);
   size_t n = samples.size();
   return n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+}
+
+double SampleLauncher::operator()() {
+  const double seconds = run_(launches_);
+  launches_ = launches_per_sample(seconds);
+  return launch_seconds(source_, seconds);
 }
 
 namespace {

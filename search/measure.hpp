@@ -102,6 +102,24 @@ std::vector<double> measure_samples(const std::function<double()>& launch, const
 
 double median(std::vector<double> samples);  // of a non-empty list; the mean of the middle two if even
 
+// A kernel's launches as the search times them: each call makes as many launches back to back as
+// the last call's seconds per launch ask for (launches_per_sample, core/runtime/device.hpp) and
+// returns the seconds per launch (or the launch price, below). The first call is one launch: the
+// verification run, or a warm-up, calibrates the samples after it.
+class SampleLauncher {
+ public:
+  // RUN(n): n launches' device seconds per launch. SOURCE: the kernel's, for the price.
+  SampleLauncher(std::function<double(int launches)> run, std::string source)
+      : run_(std::move(run)), source_(std::move(source)) {}
+  double operator()();
+  int next_launches() const { return launches_; }
+
+ private:
+  std::function<double(int)> run_;
+  std::string source_;
+  int launches_ = 1;
+};
+
 using LaunchPrice = std::function<double(const std::string& source)>;
 void set_launch_price(LaunchPrice price);  // an empty one restores the device's seconds
 // What a launch of SOURCE that the device timed at SECONDS counts as: SECONDS, or the price.

@@ -98,8 +98,8 @@ JobResult run_and_verify(int fd, Program& program, Device& device, Staging& stag
   const JobData& data = *job.data;
   const std::vector<Buffer*>& bufs = staging.stage(device, data);
   JobResult r;
-  const auto launch = [&] { return launch_seconds(job.kernel.source, program.run(bufs, data.vars, job.kernel.dims)); };
-  const std::optional<double> verified = verification_launch(fd, job, launch);
+  SampleLauncher launch([&](int n) { return program.run(bufs, data.vars, job.kernel.dims, n); }, job.kernel.source);
+  const std::optional<double> verified = verification_launch(fd, job, std::ref(launch));
   if (!verified) return failure(CandidateStatus::crash, "the parent went away");
   const double verified_s = *verified;
   const HostBuffer& out = staging.output(data);
@@ -114,7 +114,7 @@ JobResult run_and_verify(int fd, Program& program, Device& device, Staging& stag
   }
   if (job.return_output) r.output = out;
   if (job.timing.runs > 0) {
-    r.samples = measure_samples(launch, job.timing, verified_s);
+    r.samples = measure_samples(std::ref(launch), job.timing, verified_s);  // each launch calibrates the next
     r.median = median(r.samples);
   }
   return r;
@@ -158,10 +158,12 @@ RetimeResult serve_retime(const RetimeJob& job) {
     std::vector<std::unique_ptr<Program>> programs;
     for (const KernelSource& k : job.kernels) programs.push_back(device->compile(k.source, k.entry));
     DeviceArgs args = upload(*device, job.buffers);
-    r.decision = decide(static_cast<int>(programs.size()), job.incumbent, job.policy, [&](int i) {
-      return launch_seconds(job.kernels[i].source,
-                            programs[i]->run(args.bufs, job.vars, job.kernels[i].dims));
-    });
+    std::vector<SampleLauncher> launchers;  // decide's untimed round calibrates each
+    for (size_t i = 0; i < programs.size(); i++)
+      launchers.emplace_back([&, i](int n) { return programs[i]->run(args.bufs, job.vars, job.kernels[i].dims, n); },
+                             job.kernels[i].source);
+    r.decision = decide(static_cast<int>(programs.size()), job.incumbent, job.policy,
+                        [&](int i) { return launchers[static_cast<size_t>(i)](); });
   } catch (const std::exception& e) {
     r.status = CandidateStatus::crash;
     r.message = std::string("re-timing failed: ") + e.what();

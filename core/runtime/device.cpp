@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -158,10 +159,24 @@ static void check_launch(const Program& program, const std::vector<Buffer*>& buf
   }
 }
 
-double Program::run(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars,
-                    const LaunchDims& dims) {
+int launches_per_sample(double seconds) {
+  if (!(seconds < kMinSampleSpan)) return 1;  // NaN too
+  if (seconds * kMaxLaunchesPerSample <= kMinSampleSpan) return kMaxLaunchesPerSample;
+  return static_cast<int>(std::ceil(kMinSampleSpan / seconds));
+}
+
+double Program::run(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars, const LaunchDims& dims,
+                    int launches) {
+  if (launches < 1) throw DeviceError("a run needs at least one launch, got " + std::to_string(launches));
   check_launch(*this, bufs, dims);
-  return launch(bufs, vars, dims);
+  return launches == 1 ? launch(bufs, vars, dims) : this->launches(bufs, vars, dims, launches);
+}
+
+double Program::launches(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars,
+                         const LaunchDims& dims, int n) {
+  double total = 0;
+  for (int i = 0; i < n; i++) total += launch(bufs, vars, dims);
+  return total / n;
 }
 
 Timing Program::time(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars,
@@ -170,9 +185,11 @@ Timing Program::time(const std::vector<Buffer*>& bufs, const std::vector<int32_t
     throw DeviceError("timing needs warmup >= 0 and runs >= 1, got " + std::to_string(options.warmup) +
                       " and " + std::to_string(options.runs));
   check_launch(*this, bufs, dims);
-  for (int i = 0; i < options.warmup; ++i) launch(bufs, vars, dims);
+  double warm = launch(bufs, vars, dims);
+  for (int i = 1; i < options.warmup; ++i) warm = launch(bufs, vars, dims);
+  const int n = launches_per_sample(warm);
   Timing timing;
-  for (int i = 0; i < options.runs; ++i) timing.samples.push_back(launch(bufs, vars, dims));
+  for (int i = 0; i < options.runs; ++i) timing.samples.push_back(n == 1 ? launch(bufs, vars, dims) : launches(bufs, vars, dims, n));
   std::vector<double> sorted = timing.samples;
   std::sort(sorted.begin(), sorted.end());
   const size_t mid = sorted.size() / 2;

@@ -115,6 +115,15 @@ struct TimingOptions {
   int runs = 10;
 };
 
+// A timed sample spans at least this long (seconds): a kernel shorter than that is launched back
+// to back, enough times to span it, and the sample is the seconds per launch. The host clock
+// moves in steps of 10-20 ns on this project's VM (kvm-clock) and a pair of readings costs about
+// 26 ns, so one launch of a 30 ns kernel measured mostly the clock; over 10 us its steps are 0.2%.
+inline constexpr double kMinSampleSpan = 10e-6;
+inline constexpr int kMaxLaunchesPerSample = 4096;
+// The launches per sample for a kernel of SECONDS per launch: 1 from kMinSampleSpan up.
+int launches_per_sample(double seconds);
+
 struct Timing {
   double median = 0;            // seconds
   std::vector<double> samples;  // seconds, in the order they were measured
@@ -159,9 +168,12 @@ class Program {
   const Device& device() const { return *device_; }
   const std::string& entry() const { return entry_; }
 
-  // One launch, waited for; returns the seconds measured by the device's clock. The dims are
-  // checked against the device's Capabilities and every buffer must belong to this device.
-  double run(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars, const LaunchDims& dims);
+  // LAUNCHES launches back to back (at least 1), waited for; returns the seconds per launch
+  // measured by the device's clock. The dims are checked against the device's Capabilities and
+  // every buffer must belong to this device.
+  double run(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars, const LaunchDims& dims,
+             int launches = 1);
+  // Samples of launches_per_sample launches each, calibrated on the last warm-up (at least one).
   Timing time(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars, const LaunchDims& dims,
               const TimingOptions& options = {});
 
@@ -169,6 +181,10 @@ class Program {
   Program(std::shared_ptr<const Device> device, std::string entry);
   virtual double launch(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars,
                         const LaunchDims& dims) = 0;
+  // N launches' seconds per launch. By default the mean of N timed launches; a device whose clock
+  // is coarser than its short kernels (the CPU's) times them all under one clock pair.
+  virtual double launches(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars,
+                          const LaunchDims& dims, int n);
 
  private:
   std::shared_ptr<const Device> device_;

@@ -85,6 +85,36 @@ void ids(void* const* bufs, const int32_t* vars, int32_t core_id, int32_t num_co
   }
 }
 
+// A run of N launches is N whole launches back to back, each on every core, timed as one.
+TEST_F(CpuDeviceTest, ARunOfNLaunchesLaunchesNTimes) {
+  auto program = cpu->compile(R"(
+#include <stdint.h>
+void count(void* const* bufs, const int32_t* vars, int32_t core_id, int32_t num_cores) {
+  ((int32_t*)bufs[0])[core_id] += 1;
+}
+)",
+                              "count");
+  for (const int cores : {1, 3}) {
+    auto hits = cpu->allocate(dtypes::int32, cores);
+    hits->copyin(HostBuffer(dtypes::int32, cores));
+    EXPECT_GT(program->run({hits.get()}, {}, {{cores, 1, 1}, {1, 1, 1}}, 37), 0.0);
+    const HostBuffer h = hits->to_host();
+    for (int i = 0; i < cores; ++i) EXPECT_EQ(h.get_int(i), 37) << "core " << i << " of " << cores;
+    EXPECT_THROW(program->run({hits.get()}, {}, {{cores, 1, 1}, {1, 1, 1}}, 0), DeviceError);
+  }
+}
+
+TEST(LaunchesPerSample, EnoughToSpanTheMinimumSampleAndNoMore) {
+  EXPECT_EQ(launches_per_sample(kMinSampleSpan), 1);
+  EXPECT_EQ(launches_per_sample(1e-3), 1);
+  EXPECT_EQ(launches_per_sample(30e-9), 334);  // ceil(10 us / 30 ns)
+  EXPECT_GE(launches_per_sample(30e-9) * 30e-9, kMinSampleSpan);
+  EXPECT_EQ(launches_per_sample(kMinSampleSpan / 2), 2);
+  EXPECT_EQ(launches_per_sample(0), kMaxLaunchesPerSample);  // a launch under the clock's step
+  EXPECT_EQ(launches_per_sample(1e-12), kMaxLaunchesPerSample);
+  EXPECT_EQ(launches_per_sample(NAN), 1);
+}
+
 TEST_F(CpuDeviceTest, CompileErrorCarriesClangsMessageAndTheSource) {
   const std::string source = "#include <stdint.h>\nvoid broken(void* const* bufs) {\n  int x = ;\n}\n";
   try {
@@ -177,6 +207,29 @@ TEST_F(CpuDeviceTest, TimingIncludesEveryRun) {
   EXPECT_EQ(t.samples.size(), 7u);
   for (double s : t.samples) EXPECT_GT(s, 0.0);
   EXPECT_EQ(download(*out)[12345], 2.0f);
+}
+
+// Regression: a kernel shorter than the clock's step was timed one launch at a time, so its
+// samples were the clock's steps (10-20 ns) and overhead. Its samples now each span at least
+// kMinSampleSpan of launches: whatever the machine's speed, the kernel ran that many times.
+TEST_F(CpuDeviceTest, AShortKernelsSamplesAreManyLaunchesEach) {
+  auto program = cpu->compile(R"(
+#include <stdint.h>
+void tick(void* const* bufs, const int32_t* vars, int32_t core_id, int32_t num_cores) {
+  ((int64_t*)bufs[0])[0] += 1;
+}
+)",
+                              "tick");
+  auto count = cpu->allocate(dtypes::int64, 1);
+  count->copyin(HostBuffer(dtypes::int64, 1));
+  const Timing t = program->time({count.get()}, {}, {{1, 1, 1}, {1, 1, 1}}, {2, 5});
+  ASSERT_EQ(t.samples.size(), 5u);
+  // Two warm-ups, then 5 samples of launches_per_sample(the last warm-up) launches each: for a
+  // kernel of nanoseconds (the warm-up, with its clock pair, is well under kMinSampleSpan / 2),
+  // at least 2 each.
+  const int64_t launched = count->to_host().get_int(0);
+  EXPECT_EQ((launched - 2) % 5, 0) << launched;
+  EXPECT_GE((launched - 2) / 5, 2) << launched;
 }
 
 TEST_F(CpuDeviceTest, FingerprintNamesClangAndItsVersion) {

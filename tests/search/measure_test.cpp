@@ -6,6 +6,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 #include "search/decide.hpp"
@@ -117,6 +118,34 @@ TEST(Measure, AShortColdFirstLaunchIsNeverTheTime) {
   EXPECT_EQ(launches, 2);
   EXPECT_EQ(measure_samples(slow, p, kColdSampleFloor), std::vector<double>{kColdSampleFloor});
   EXPECT_EQ(launches, 2);
+}
+
+// Each call launches as often as the last one's seconds per launch ask for: the first once (the
+// verification run must be one launch), then enough back to back to span kMinSampleSpan.
+TEST(Measure, ASampleLauncherBatchesShortLaunches) {
+  std::vector<int> asked;
+  double per_launch = 30e-9;
+  SampleLauncher launch([&](int n) { return asked.push_back(n), per_launch; }, "k");
+  EXPECT_EQ(launch(), 30e-9);
+  EXPECT_EQ(launch(), 30e-9);
+  EXPECT_EQ(launch.next_launches(), 334);
+  per_launch = 2e-3;  // a long launch goes back to one at a time
+  launch();
+  launch();
+  EXPECT_EQ(asked, (std::vector<int>{1, 334, 334, 1}));
+  // Through measure_samples, by reference: the verification launch's seconds say how to warm up.
+  asked.clear();
+  per_launch = 30e-9;
+  SampleLauncher fresh([&](int n) { return asked.push_back(n), per_launch; }, "k");
+  const double verified = fresh();
+  const std::vector<double> samples = measure_samples(std::ref(fresh), {.warmup = 2, .runs = 3}, verified);
+  EXPECT_EQ(samples, (std::vector<double>{30e-9, 30e-9, 30e-9}));
+  EXPECT_EQ(asked, (std::vector<int>{1, 334, 334, 334, 334}));  // the verification, a warm-up, 3 samples
+  // A launch price replaces the seconds, not the batching.
+  set_launch_price([](const std::string&) { return 1.0; });
+  EXPECT_EQ(fresh(), 1.0);
+  EXPECT_EQ(fresh.next_launches(), 334);
+  set_launch_price({});
 }
 
 TEST(Measure, ALongVerificationLaunchIsTheFirstSample) {

@@ -62,10 +62,10 @@ inline constexpr double kColdFactor = 2;
 // A verification launch at least this long (seconds) is its own warm-up and the first sample.
 inline constexpr double kSelfWarmingLaunch = 0.1;
 // A verification launch shorter than this (seconds) is never the one sample. What its cold start
-// costs (faulting in the program's code and the buffers' pages) is absolute, not a factor: for
-// 25 losers of a BEAM run on 53 dataset kernels, drawn from those stored with one cold sample
-// under 1 ms, it was 24-900 us where the same opts took 0.16 us to 0.65 ms warm, a median of 9.5
-// and up to 313 times that (one 0.49 us warm, 6% from its kernel's best, was stored at 34 us).
+// costs (faulting in the program's code and the buffers' pages) is absolute, not a factor: of
+// 25 losers of a BEAM run on 53 dataset kernels (README's replay table), drawn from those stored
+// with one cold sample under 1 ms and run again, the stored time was a median of 10.7 and up to
+// 831 times the warm one (one 0.49 us warm, 6% from its kernel's best, was stored at 34 us).
 // Two more launches of a kernel this short cost little; the stop line has the same floor.
 inline constexpr double kColdSampleFloor = 0.02;
 // A verification launch past this many times the bar is stopped, twice the one-sample line

@@ -65,7 +65,7 @@ inline constexpr double kSelfWarmingLaunch = 0.1;
 // costs (faulting in the program's code and the buffers' pages) is absolute, not a factor: of
 // 25 losers of a BEAM run on 53 dataset kernels (README's replay table), drawn from those stored
 // with one cold sample under 1 ms and run again, the stored time was a median of 10.7 and up to
-// 831 times the warm one (one 0.49 us warm, 6% from its kernel's best, was stored at 34 us).
+// 831 times the warm one (a candidate of 0.09 us was stored at 75 us).
 // Two more launches of a kernel this short cost little; the stop line has the same floor.
 inline constexpr double kColdSampleFloor = 0.02;
 // A verification launch past this many times the bar is stopped, twice the one-sample line

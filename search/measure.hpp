@@ -112,7 +112,6 @@ class SampleLauncher {
   SampleLauncher(std::function<double(int launches)> run, std::string source)
       : run_(std::move(run)), source_(std::move(source)) {}
   double operator()();
-  int next_launches() const { return launches_; }
 
  private:
   std::function<double(int)> run_;

@@ -169,7 +169,12 @@ double Program::run(const std::vector<Buffer*>& bufs, const std::vector<int32_t>
                     int launches) {
   if (launches < 1) throw DeviceError("a run needs at least one launch, got " + std::to_string(launches));
   check_launch(*this, bufs, dims);
-  return launches == 1 ? launch(bufs, vars, dims) : this->launches(bufs, vars, dims, launches);
+  return launch_n(bufs, vars, dims, launches);
+}
+
+double Program::launch_n(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars,
+                         const LaunchDims& dims, int n) {
+  return n == 1 ? launch(bufs, vars, dims) : launches(bufs, vars, dims, n);
 }
 
 double Program::launches(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars,
@@ -189,7 +194,7 @@ Timing Program::time(const std::vector<Buffer*>& bufs, const std::vector<int32_t
   for (int i = 1; i < options.warmup; ++i) warm = launch(bufs, vars, dims);
   const int n = launches_per_sample(warm);
   Timing timing;
-  for (int i = 0; i < options.runs; ++i) timing.samples.push_back(n == 1 ? launch(bufs, vars, dims) : launches(bufs, vars, dims, n));
+  for (int i = 0; i < options.runs; ++i) timing.samples.push_back(launch_n(bufs, vars, dims, n));
   std::vector<double> sorted = timing.samples;
   std::sort(sorted.begin(), sorted.end());
   const size_t mid = sorted.size() / 2;

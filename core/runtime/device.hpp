@@ -187,6 +187,9 @@ class Program {
                           const LaunchDims& dims, int n);
 
  private:
+  double launch_n(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars, const LaunchDims& dims,
+                  int n);  // launch, or launches where N > 1
+
   std::shared_ptr<const Device> device_;
   std::string entry_;
 };

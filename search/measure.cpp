@@ -9,7 +9,7 @@
 
 namespace tunebed::search {
 
-std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params,
+std::vector<double> measure_samples(SampleLauncher& launch, const TimingParams& params,
                                     std::optional<double> first) {
   // Past kColdFactor times the bar even a warm launch would be over it: the cold one says enough,
   // unless it is so short that its cold start could be most of it.
@@ -17,7 +17,7 @@ std::vector<double> measure_samples(const std::function<double()>& launch, const
     return {*first};
   const bool self_warming = first && *first >= kSelfWarmingLaunch;
   const int warmup = self_warming ? 0 : first ? params.warmup - 1 : params.warmup;
-  for (int i = 0; i < warmup; i++) launch();
+  if (warmup > 0) launch.warm_up(warmup);
   std::vector<double> samples;
   double fastest = INFINITY, total = 0;
   for (int i = 0; i < params.runs; i++) {
@@ -42,11 +42,7 @@ double median(std::vector<double> samples) {
   return n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
 }
 
-double SampleLauncher::operator()() {
-  const double seconds = run_(launches_);
-  launches_ = launches_per_sample(seconds);
-  return launch_seconds(source_, seconds);
-}
+double SampleLauncher::operator()() { return launch_seconds(source_, sampler_()); }
 
 namespace {
 LaunchPrice& launch_price() {

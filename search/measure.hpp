@@ -1,7 +1,8 @@
 // Measurement policy: how a candidate's time is decided (its correctness: core/engine/check.hpp).
 //
 // Timing (measure_samples). A kernel's first launches pay for cold caches, page faults and lazy
-// driver work, so `warmup` launches are thrown away; the figure is the median of `runs` launches,
+// driver work, so `warmup` launches, and at least a millisecond of them (kWarmupSpan, where the
+// figures are), are thrown away; the figure is the median of `runs` launches,
 // which a single preempted launch cannot move. Like tinygrad's _time_program, timing stops early
 // once the fastest sample so far is slower than `early_stop_s` (the search passes
 // kEarlyStopFactor times its best): a candidate that cannot win does not get to spend the whole
@@ -51,6 +52,7 @@
 #include <vector>
 
 #include "core/engine/check.hpp"
+#include "core/runtime/sampler.hpp"
 
 namespace tunebed::search {
 
@@ -93,31 +95,32 @@ struct TimingParams {
 // Where a run of a candidate whose early-stop bar is BAR is stopped: nullopt without a bar.
 std::optional<double> stop_line(std::optional<double> bar);
 
-// Seconds per launch, `warmup` untimed launches first, stopping early as above. FIRST: the
-// seconds of a launch already made (the verification run), which counts as a warm-up, or as the
-// first sample when it took kSelfWarmingLaunch or more, or as the only one when it took
-// kColdSampleFloor or more and past kColdFactor times the bar. Never empty when runs >= 1.
-std::vector<double> measure_samples(const std::function<double()>& launch, const TimingParams& params,
-                                    std::optional<double> first = std::nullopt);
-
 double median(std::vector<double> samples);  // of a non-empty list; the mean of the middle two if even
 
-// A kernel's launches as the search times them: each call makes as many launches back to back as
-// the last call's seconds per launch ask for (launches_per_sample, core/runtime/device.hpp) and
-// returns the seconds per launch (or the launch price, below). The first call is one launch: the
-// verification run, or a warm-up, calibrates the samples after it.
+// A kernel's launches as the search times them: a LaunchSampler (core/runtime/sampler.hpp: short
+// kernels launched back to back, calibrated by each call for the next; the first call is one
+// launch), its seconds per launch replaced by the launch price where one is installed (below).
 class SampleLauncher {
  public:
   // RUN(n): n launches' device seconds per launch. SOURCE: the kernel's, for the price.
   SampleLauncher(std::function<double(int launches)> run, std::string source)
-      : run_(std::move(run)), source_(std::move(source)) {}
+      : sampler_(std::move(run)), source_(std::move(source)) {}
   double operator()();
+  // Untimed: at least CALLS calls, spanning kWarmupSpan of the device's seconds.
+  void warm_up(int calls) { sampler_.warm_up(calls, kWarmupSpan); }
 
  private:
-  std::function<double(int)> run_;
+  LaunchSampler sampler_;
   std::string source_;
-  int launches_ = 1;
 };
+
+// Seconds per launch, after a warm-up of `warmup` untimed calls spanning kWarmupSpan, stopping
+// early as above (each call makes launches_per_sample launches: SampleLauncher). FIRST: the
+// seconds of a launch already made (the verification run), which counts as a warm-up, or as the
+// first sample when it took kSelfWarmingLaunch or more, or as the only one when it took
+// kColdSampleFloor or more and past kColdFactor times the bar. Never empty when runs >= 1.
+std::vector<double> measure_samples(SampleLauncher& launch, const TimingParams& params,
+                                    std::optional<double> first = std::nullopt);
 
 using LaunchPrice = std::function<double(const std::string& source)>;
 void set_launch_price(LaunchPrice price);  // an empty one restores the device's seconds

@@ -114,7 +114,7 @@ JobResult run_and_verify(int fd, Program& program, Device& device, Staging& stag
   }
   if (job.return_output) r.output = out;
   if (job.timing.runs > 0) {
-    r.samples = measure_samples(std::ref(launch), job.timing, verified_s);  // each launch calibrates the next
+    r.samples = measure_samples(launch, job.timing, verified_s);  // each call calibrates the next
     r.median = median(r.samples);
   }
   return r;

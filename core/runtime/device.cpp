@@ -159,12 +159,6 @@ static void check_launch(const Program& program, const std::vector<Buffer*>& buf
   }
 }
 
-int launches_per_sample(double seconds) {
-  if (!(seconds < kMinSampleSpan)) return 1;  // NaN too
-  if (seconds * kMaxLaunchesPerSample <= kMinSampleSpan) return kMaxLaunchesPerSample;
-  return static_cast<int>(std::ceil(kMinSampleSpan / seconds));
-}
-
 double Program::run(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars, const LaunchDims& dims,
                     int launches) {
   if (launches < 1) throw DeviceError("a run needs at least one launch, got " + std::to_string(launches));
@@ -190,11 +184,10 @@ Timing Program::time(const std::vector<Buffer*>& bufs, const std::vector<int32_t
     throw DeviceError("timing needs warmup >= 0 and runs >= 1, got " + std::to_string(options.warmup) +
                       " and " + std::to_string(options.runs));
   check_launch(*this, bufs, dims);
-  double warm = launch(bufs, vars, dims);
-  for (int i = 1; i < options.warmup; ++i) warm = launch(bufs, vars, dims);
-  const int n = launches_per_sample(warm);
+  LaunchSampler sample([&](int n) { return launch_n(bufs, vars, dims, n); });
+  sample.warm_up(std::max(1, options.warmup), kWarmupSpan);
   Timing timing;
-  for (int i = 0; i < options.runs; ++i) timing.samples.push_back(launch_n(bufs, vars, dims, n));
+  for (int i = 0; i < options.runs; ++i) timing.samples.push_back(sample());
   std::vector<double> sorted = timing.samples;
   std::sort(sorted.begin(), sorted.end());
   const size_t mid = sorted.size() / 2;

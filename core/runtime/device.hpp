@@ -23,8 +23,8 @@
 //   `device->compile(source, entry)`: the device's compiler turns the source into a runnable
 //   entry point, or throws CompileError carrying the compiler's message and the source.
 //   `run(bufs, vars, dims)` launches once, waits, and returns the seconds the device's clock saw;
-//   `time(...)` runs `warmup` times untimed, then `runs` times and reports every sample and their
-//   median. The clocks: CPU, std::chrono::steady_clock around the whole launch (thread-pool
+//   `time(...)` warms up (`warmup` launches, and at least kWarmupSpan of them), then takes `runs`
+//   samples and reports every sample and their median. The clocks: CPU, std::chrono::steady_clock around the whole launch (thread-pool
 //   dispatch included); OpenCL, the event's profiling START..END; CUDA, events before and after.
 //
 // Launch dimensions, as tinygrad's ProgramSpec: `global` counts work-groups (CUDA's grid, not
@@ -60,6 +60,7 @@
 #include "core/ir/dtype.hpp"
 #include "core/ir/host_buffer.hpp"
 #include "core/ir/launch_dims.hpp"
+#include "core/runtime/sampler.hpp"
 
 namespace tunebed {
 
@@ -115,15 +116,6 @@ struct TimingOptions {
   int runs = 10;
 };
 
-// A timed sample spans at least this long (seconds): a kernel shorter than that is launched back
-// to back, enough times to span it, and the sample is the seconds per launch. The host clock
-// moves in steps of 10-20 ns on this project's VM (kvm-clock) and a pair of readings costs about
-// 26 ns, so one launch of a 30 ns kernel measured mostly the clock; over 10 us its steps are 0.2%.
-inline constexpr double kMinSampleSpan = 10e-6;
-inline constexpr int kMaxLaunchesPerSample = 4096;
-// The launches per sample for a kernel of SECONDS per launch: 1 from kMinSampleSpan up.
-int launches_per_sample(double seconds);
-
 struct Timing {
   double median = 0;            // seconds
   std::vector<double> samples;  // seconds, in the order they were measured
@@ -173,7 +165,8 @@ class Program {
   // every buffer must belong to this device.
   double run(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars, const LaunchDims& dims,
              int launches = 1);
-  // Samples of launches_per_sample launches each, calibrated on the last warm-up (at least one).
+  // Samples of a LaunchSampler (sampler.hpp), after a warm-up of at least `warmup` launches (and
+  // at least one) spanning kWarmupSpan.
   Timing time(const std::vector<Buffer*>& bufs, const std::vector<int32_t>& vars, const LaunchDims& dims,
               const TimingOptions& options = {});
 

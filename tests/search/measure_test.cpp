@@ -51,73 +51,86 @@ TEST(Retime, InterleavingPicksTheTrulyFasterOfTwoNearTies) {
   EXPECT_EQ(sequential_wins, 0);  // why the final top-k are re-timed interleaved
 }
 
-TEST(Measure, SamplesStopEarlyOnceClearlySlower) {
+// A kernel that takes SECONDS per launch, counting its launches.
+struct FakeKernel {
+  double seconds;
   int launches = 0;
-  auto launch = [&] {
-    launches++;
-    return 5.0;
-  };
+  SampleLauncher launcher() {
+    return SampleLauncher([this](int n) { return launches += n, seconds; }, "k");
+  }
+};
+
+TEST(Measure, SamplesStopEarlyOnceClearlySlower) {
+  FakeKernel kernel{5.0};
+  SampleLauncher launch = kernel.launcher();
   EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 10, .early_stop_s = 4.5}).size(), 1u);
-  EXPECT_EQ(launches, 3);  // two warm-ups, then one launch was enough to know
+  EXPECT_EQ(kernel.launches, 3);  // two warm-ups, then one launch was enough to know
   EXPECT_EQ(measure_samples(launch, {.warmup = 0, .runs = 10, .early_stop_s = 6, .max_seconds = 1e9}).size(), 10u);
   EXPECT_EQ(median({5, 1, 3, 2}), 2.5);
 }
 
 TEST(Measure, TheVerificationLaunchCountsAsAWarmUp) {
   // Milliseconds: shorter than kSelfWarmingLaunch, so a cold start could still move them.
-  int launches = 0;
-  auto launch = [&] {
-    launches++;
-    return 1e-3;
-  };
+  FakeKernel kernel{1e-3};
+  SampleLauncher launch = kernel.launcher();
   const TimingParams p{.warmup = 2, .runs = 3, .early_stop_s = 4e-3, .max_seconds = 1e9};
   EXPECT_EQ(measure_samples(launch, p, 1e-3).size(), 3u);
-  EXPECT_EQ(launches, 1 + 3);  // one more warm-up, then the runs
-  launches = 0;
+  EXPECT_EQ(kernel.launches, 1 + 3);  // one more warm-up (it spans kWarmupSpan), then the runs
+  kernel.launches = 0;
   // Under twice the bar it may still be a cold launch of a kernel that is fast enough warm.
   EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 1.5e-3, .max_seconds = 1e9}, 2.9e-3).size(),
             3u);
-  EXPECT_EQ(launches, 1 + 3);
+  EXPECT_EQ(kernel.launches, 1 + 3);
 }
 
 TEST(Measure, ALongFirstLaunchPastTwiceTheBarIsTheOneSample) {
-  int launches = 0;
-  auto launch = [&] {
-    launches++;
-    return 0.04;
-  };
+  FakeKernel kernel{0.04};
+  SampleLauncher launch = kernel.launcher();
   // Warm it would still be over the bar: it is the one sample, and the kernel is not launched again.
   EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 0.02, .max_seconds = 1e9}, 0.05),
             std::vector<double>{0.05});
-  EXPECT_EQ(launches, 0);
+  EXPECT_EQ(kernel.launches, 0);
+}
+
+// The launches a warm-up of CALLS calls makes of a kernel of SECONDS per launch, from a fresh
+// launcher (its first call one launch).
+int warm_up_launches(double seconds, int calls) {
+  FakeKernel kernel{seconds};
+  kernel.launcher().warm_up(calls);
+  return kernel.launches;
 }
 
 // Regression: a 0.11 us kernel's verification launch took 24.9 us, cold (code and pages faulted
 // in), and was stored as its time, 226 times the truth; a candidate 0.49 us warm, 6% from its
 // kernel's best, was stored at 33 us.
 TEST(Measure, AShortColdFirstLaunchIsNeverTheTime) {
-  int launches = 0;
-  auto warm = [&] {
-    launches++;
-    return 0.1e-6;
-  };
   const TimingParams p{.warmup = 2, .runs = 3, .early_stop_s = 0.3e-6, .max_seconds = 1e9};
-  EXPECT_EQ(measure_samples(warm, p, 25e-6), (std::vector<double>{0.1e-6, 0.1e-6, 0.1e-6}));
-  EXPECT_EQ(launches, 1 + 3);  // warmed up and timed like any other
+  FakeKernel warm{0.1e-6};
+  SampleLauncher launch = warm.launcher();
+  EXPECT_EQ(measure_samples(launch, p, 25e-6), (std::vector<double>{0.1e-6, 0.1e-6, 0.1e-6}));
+  // Warmed up and timed like any other: a warm-up, then 3 samples spanning kMinSampleSpan each.
+  EXPECT_EQ(warm.launches, warm_up_launches(0.1e-6, 1) + 3 * launches_per_sample(0.1e-6));
   // A loser this short is still spared the runs: the early stop follows its first warm sample.
-  launches = 0;
-  auto slow = [&] {
-    launches++;
-    return 5e-6;
-  };
-  EXPECT_EQ(measure_samples(slow, p, 25e-6), std::vector<double>{5e-6});
-  EXPECT_EQ(launches, 1 + 1);
   // Just under the floor the same; at the floor the cold launch is the one sample again.
-  launches = 0;
-  EXPECT_EQ(measure_samples(slow, p, std::nextafter(kColdSampleFloor, 0.0)), std::vector<double>{5e-6});
-  EXPECT_EQ(launches, 2);
-  EXPECT_EQ(measure_samples(slow, p, kColdSampleFloor), std::vector<double>{kColdSampleFloor});
-  EXPECT_EQ(launches, 2);
+  for (const double cold : {25e-6, std::nextafter(kColdSampleFloor, 0.0)}) {
+    FakeKernel slow{5e-6};
+    SampleLauncher slow_launch = slow.launcher();
+    EXPECT_EQ(measure_samples(slow_launch, p, cold), std::vector<double>{5e-6});
+    EXPECT_EQ(slow.launches, warm_up_launches(5e-6, 1) + launches_per_sample(5e-6));
+  }
+  FakeKernel slow{5e-6};
+  SampleLauncher slow_launch = slow.launcher();
+  EXPECT_EQ(measure_samples(slow_launch, p, kColdSampleFloor), std::vector<double>{kColdSampleFloor});
+  EXPECT_EQ(slow.launches, 0);
+}
+
+// A warm-up spans kWarmupSpan (core/runtime/sampler.hpp): a 13 us kernel after its verification
+// launch is launched 77 times before its first sample, not once.
+TEST(Measure, AShortKernelIsWarmedUpForAMillisecond) {
+  FakeKernel kernel{13e-6};
+  SampleLauncher launch = kernel.launcher();
+  EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .max_seconds = 1e9}, 60e-6).size(), 3u);
+  EXPECT_EQ(kernel.launches, 77 + 3);
 }
 
 // Each call launches as often as the last one's seconds per launch ask for: the first once (the
@@ -133,14 +146,17 @@ TEST(Measure, ASampleLauncherBatchesShortLaunches) {
   launch();
   launch();
   EXPECT_EQ(asked, (std::vector<int>{1, 334, 334, 334, 1}));
-  // Through measure_samples, by reference: the verification launch's seconds say how to warm up.
+  // Through measure_samples: the verification launch's seconds say how to warm up.
   asked.clear();
   per_launch = 30e-9;
   SampleLauncher fresh([&](int n) { return asked.push_back(n), per_launch; }, "k");
   const double verified = fresh();
-  const std::vector<double> samples = measure_samples(std::ref(fresh), {.warmup = 2, .runs = 3}, verified);
+  const std::vector<double> samples = measure_samples(fresh, {.warmup = 2, .runs = 3}, verified);
   EXPECT_EQ(samples, (std::vector<double>{30e-9, 30e-9, 30e-9}));
-  EXPECT_EQ(asked, (std::vector<int>{1, 334, 334, 334, 334}));  // the verification, a warm-up, 3 samples
+  // The verification, 100 warm-up calls (1 ms), 3 samples.
+  std::vector<int> expected{1};
+  expected.insert(expected.end(), 100 + 3, 334);
+  EXPECT_EQ(asked, expected);
   // A launch price replaces the seconds, not the batching.
   set_launch_price([](const std::string&) { return 1.0; });
   EXPECT_EQ(fresh(), 1.0);
@@ -150,25 +166,23 @@ TEST(Measure, ASampleLauncherBatchesShortLaunches) {
 }
 
 TEST(Measure, ALongVerificationLaunchIsTheFirstSample) {
-  int launches = 0;
-  auto launch = [&] {
-    launches++;
-    return 0.2;
-  };
+  FakeKernel kernel{0.2};
+  SampleLauncher launch = kernel.launcher();
   const TimingParams p{.warmup = 2, .runs = 3, .max_seconds = 1e9};
   EXPECT_EQ(measure_samples(launch, p, kSelfWarmingLaunch), (std::vector<double>{kSelfWarmingLaunch, 0.2, 0.2}));
-  EXPECT_EQ(launches, 2);  // no warm-up: a cold start adds milliseconds, under 2% of such a launch
-  launches = 0;
+  EXPECT_EQ(kernel.launches, 2);  // no warm-up: a cold start adds milliseconds, under 2% of such a launch
+  kernel.launches = 0;
   // Past the early-stop bar it is the only sample: the kernel is not launched again.
   EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .early_stop_s = 0.1}, 0.3), std::vector<double>{0.3});
-  EXPECT_EQ(launches, 0);
+  EXPECT_EQ(kernel.launches, 0);
   // Just under the line it is a warm-up, as before.
   EXPECT_EQ(measure_samples(launch, p, 0.099).size(), 3u);
-  EXPECT_EQ(launches, 1 + 3);
+  EXPECT_EQ(kernel.launches, 1 + 3);
 }
 
 TEST(Measure, ASlowKernelGetsFewerSamples) {
-  auto launch = [] { return 0.2; };
+  FakeKernel kernel{0.2};
+  SampleLauncher launch = kernel.launcher();
   EXPECT_EQ(measure_samples(launch, {.warmup = 0, .runs = 7, .max_seconds = 0.5}).size(), 3u);
   EXPECT_EQ(measure_samples(launch, {.warmup = 0, .runs = 7, .max_seconds = 10}).size(), 7u);
   // One sample always, however slow.
@@ -184,7 +198,9 @@ TEST(Measure, TheStopLineIsTwiceTheOneSampleLineAndNeverUnderTheFloor) {
   EXPECT_DOUBLE_EQ(*stop_line(0), kStopFloor);
   // A candidate between the one-sample line and the stop line is measured, once.
   const TimingParams p{.warmup = 2, .runs = 7, .early_stop_s = 0.1};
-  EXPECT_EQ(measure_samples([] { return 0.3; }, p, 0.3).size(), 1u);
+  FakeKernel kernel{0.3};
+  SampleLauncher launch = kernel.launcher();
+  EXPECT_EQ(measure_samples(launch, p, 0.3).size(), 1u);
   EXPECT_LT(0.3, *stop_line(p.early_stop_s));
 }
 

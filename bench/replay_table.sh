@@ -78,4 +78,9 @@ echo "| strategy | within 5% of BEAM's best | within 5% in a quarter of BEAM's c
 # fill, so on fresh data it equals fill; on an OUT replayed again it is this binary's);
 # model-own: trained on the other kernels of the filled BEAM data alone.
 for name in beam random annealing fill model model-own ridge; do [[ -f $out/$name.txt ]] && summarize "$name"; done
+# How each model ranks every stored candidate of each kernel, with no search (`tunebed rank`).
+for model in xgboost ridge; do
+  "$tunebed" rank --db "$db" --train-db "$train" --cost-model "$model" > "$out/rank-$model.txt" 2> /dev/null
+  echo "== rank: $(tail -n 1 "$out/rank-$model.txt")"
+done
 echo "tables in $out"

@@ -1,6 +1,7 @@
 #include "harness/db_cli.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 namespace tunebed::cli {
@@ -26,11 +27,20 @@ Output output_options(const po::variables_map& vm) {
   return out;
 }
 
+namespace {
+// A database the user named that is not there is bad input, whichever command names it.
+void require_database(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw UsageError("no tuning database at " + path);
+}
+}  // namespace
+
 results::TuningDb open_for_reading(const std::string& path) {
+  require_database(path);
   return results::TuningDb::open_read_only(path);
 }
 
 results::TuningDb open_for_writing(const std::string& path) {
+  require_database(path);
   return results::TuningDb::open(path, results::TuningDb::Mode::existing);
 }
 

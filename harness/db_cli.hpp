@@ -28,9 +28,10 @@ struct Output {
 // Reads the options add_output_options declared; -v with -q is a UsageError.
 Output output_options(const po::variables_map& vm);
 
-// Opens an existing tuning database for queries: nothing is created, migrated or written.
+// Opens an existing tuning database for queries: nothing is created, migrated or written. A path
+// with no file is a UsageError (exit 2), for every command alike.
 results::TuningDb open_for_reading(const std::string& path);
-// Opens an existing tuning database for maintenance (migrating it if it is older).
+// Opens an existing tuning database for maintenance (migrating it if it is older); the same.
 results::TuningDb open_for_writing(const std::string& path);
 
 struct Subcommand {

@@ -189,13 +189,20 @@ std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const S
   throw UsageError("unknown strategy '" + name + "' (expected beam, random, hill, annealing, exhaustive or model)");
 }
 
+void add_cost_model_options(CommandLine& cl) {
+  cl.options.add_options()                                                                                 //
+      ("cost-model", po::value<std::string>()->default_value(search::ModelParams{}.model), "the model: xgboost or ridge")  //
+      ("train-db", po::value<std::string>()->value_name("FILE"),
+       "the model's training data: the kernels of FILE measured on this device (default: --db)");
+}
+
 void add_model_options(CommandLine& cl) {
+  add_cost_model_options(cl);
   const search::ModelParams defaults;
   const std::string top_k_help = "the model strategy measures at most its model's top K per step (a step measures " +
                                  std::to_string(std::lround(100 * defaults.top_fraction)) +
                                  "% of its pool, rounded up)";
-  cl.options.add_options()                                                                                 //
-      ("cost-model", po::value<std::string>()->default_value(defaults.model), "the model strategy's model: xgboost or ridge")  //
+  cl.options.add_options()  //
       ("model-top-k", po::value<int>()->default_value(defaults.top_k)->value_name("K"),
        top_k_help.c_str())  //
       ("model-patience", po::value<int>()->default_value(defaults.patience)->value_name("N"),
@@ -203,29 +210,32 @@ void add_model_options(CommandLine& cl) {
        "OptOp, and stops unless one is faster")  //
       ("model-lookahead", po::value<int>()->default_value(defaults.lookahead)->value_name("L"),
        "the model strategy ranks L levels past its pool's children unmeasured, and measures the favourites "
-       "of every level (0: only the children)")  //
-      ("train-db", po::value<std::string>()->value_name("FILE"),
-       "the model strategy's training data: the kernels of FILE measured on this device (default: --db)");
+       "of every level (0: only the children)");
 }
 
-StrategyOptions model_options(const po::variables_map& vm) {
-  StrategyOptions o{.cost_model = vm["cost-model"].as<std::string>(),
-                    .model_top_k = vm["model-top-k"].as<int>(),
-                    .model_patience = vm["model-patience"].as<int>(),
-                    .model_lookahead = vm["model-lookahead"].as<int>()};
+StrategyOptions cost_model_options(const po::variables_map& vm) {
+  StrategyOptions o{.cost_model = vm["cost-model"].as<std::string>()};
   try {
     search::make_cost_model(o.cost_model, 0);
   } catch (const std::invalid_argument& e) {
     throw UsageError("--cost-model: " + std::string(e.what()));
   }
-  for (const char* knob : {"model-top-k", "model-patience"})
-    if (vm[knob].as<int>() < 1) throw UsageError(std::string("--") + knob + " must be at least 1");
-  if (o.model_lookahead < 0) throw UsageError("--model-lookahead must be at least 0");
   if (vm.count("train-db")) {
     const std::string path = vm["train-db"].as<std::string>();
     if (!std::filesystem::is_regular_file(path)) throw UsageError("--train-db: no tuning database at '" + path + "'");
     o.train_db = std::filesystem::absolute(path).string();  // a resume from another directory finds it
   }
+  return o;
+}
+
+StrategyOptions model_options(const po::variables_map& vm) {
+  StrategyOptions o = cost_model_options(vm);
+  o.model_top_k = vm["model-top-k"].as<int>();
+  o.model_patience = vm["model-patience"].as<int>();
+  o.model_lookahead = vm["model-lookahead"].as<int>();
+  for (const char* knob : {"model-top-k", "model-patience"})
+    if (vm[knob].as<int>() < 1) throw UsageError(std::string("--") + knob + " must be at least 1");
+  if (o.model_lookahead < 0) throw UsageError("--model-lookahead must be at least 0");
   return o;
 }
 

@@ -74,10 +74,14 @@ struct StrategyOptions {
 // listing them.
 std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const StrategyOptions& options);
 
-// The model strategy's options of `tune` and `replay`: --cost-model, --model-top-k,
-// --model-patience, --model-lookahead, --train-db. model_options reads them into StrategyOptions'
-// model fields; an unknown model, a top-k or patience under 1, a negative look-ahead or a
-// --train-db that is not a file is a UsageError naming the flag.
+// The cost model's options (`rank`, and the model strategy's): --cost-model and --train-db.
+// cost_model_options reads them into StrategyOptions; an unknown model or a --train-db that is
+// not a file is a UsageError naming the flag.
+void add_cost_model_options(CommandLine& cl);
+StrategyOptions cost_model_options(const po::variables_map& vm);
+// The model strategy's options of `tune` and `replay`: the cost model's, --model-top-k,
+// --model-patience and --model-lookahead. model_options reads them into StrategyOptions' model
+// fields; a top-k or patience under 1 or a negative look-ahead is a UsageError too.
 void add_model_options(CommandLine& cl);
 StrategyOptions model_options(const po::variables_map& vm);
 // The flags add_model_options adds, and the first of FLAGS given on the command line (not left at

@@ -163,8 +163,12 @@ TEST_F(TuneE2E, ReplayFillMeasuresTheMissingCandidatesAndReplaysAgain) {
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_NE(other.err.find("fill only data from this machine"), std::string::npos) << other.err;
   const Result none = tunebed("replay --strategy random --fill --db " + (dir_ / "missing.db").string());
-  EXPECT_EQ(none.exit_code, 1);  // --fill writes into a database; it does not create one
+  // --fill writes into a database; it does not create one. A database that is not there is bad
+  // input, as in every other command (a regression: replay exited 1, as for a failed run).
+  EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("no tuning database at"), std::string::npos) << none.err;
+  EXPECT_EQ(tunebed("replay --db " + (dir_ / "missing.db").string()).exit_code, 2);
+  EXPECT_FALSE(fs::exists(dir_ / "missing.db"));
 }
 
 // --train-db: the model learns from another database's kernels, says how many, and the run keeps
@@ -291,6 +295,41 @@ TEST_F(TuneE2E, TheModelStrategyTunesAndReplaysFromTheOtherKernelsMeasurements) 
   EXPECT_NE(target.err.find("--target must be best or beam:W"), std::string::npos) << target.err;
   EXPECT_EQ(tunebed("replay --target beam:99999999999 --db " + db_).exit_code, 2);  // not an int: still bad input
   EXPECT_EQ(tunebed("replay --target best --db " + db_).exit_code, 0);
+
+  // `rank` judges the same model on every stored candidate, with no search: per kernel, its
+  // favourite and best of five against the best stored, and where the best stands.
+  for (const std::string model : {"xgboost", "ridge"}) {
+    const Result ranked = tunebed("rank --cost-model " + model + " --format csv --db " + db_);
+    ASSERT_EQ(ranked.exit_code, 0) << ranked.err;
+    std::istringstream in(ranked.out);
+    std::string header;
+    std::getline(in, header);
+    EXPECT_EQ(header, "kernel,device,ranked,best_us,first_us,first_x,top5_x,best_rank,spearman\r");
+    int kernels = 0;
+    for (std::string row; std::getline(in, row); kernels++) {
+      std::vector<std::string> f;
+      std::istringstream cells(row);
+      for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+      ASSERT_EQ(f.size(), 9u) << row;
+      const double first_x = std::stod(f[5]), top5_x = std::stod(f[6]);
+      EXPECT_GE(first_x, 1) << row;
+      EXPECT_GE(top5_x, 1) << row;
+      EXPECT_LE(top5_x, first_x) << row;
+      EXPECT_GE(std::stoll(f[7]), 1) << row;
+      EXPECT_LE(std::stoll(f[7]), std::stoll(f[2])) << row;
+      EXPECT_DOUBLE_EQ(std::stod(f[4]) / std::stod(f[3]), first_x) << row;
+    }
+    EXPECT_EQ(kernels, 3);
+  }
+  const Result summary = tunebed("rank --db " + db_);
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_NE(summary.out.find("xgboost ranked 3 kernel(s): favourite "), std::string::npos) << summary.out;
+  EXPECT_NE(summary.err.find("a kernel never learns from its own"), std::string::npos) << summary.err;
+  const Result bad_model = tunebed("rank --cost-model forest --db " + db_);
+  EXPECT_EQ(bad_model.exit_code, 2);
+  EXPECT_NE(bad_model.err.find("--cost-model"), std::string::npos) << bad_model.err;
+  EXPECT_EQ(tunebed("rank --kernel ffff --db " + db_).exit_code, 2);
+  EXPECT_EQ(tunebed("rank --db " + (dir_ / "none.db").string()).exit_code, 2);
 }
 
 // The model strategy's model and knobs are the run's: tune stores them with it, bad values are

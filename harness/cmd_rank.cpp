@@ -6,6 +6,8 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -46,9 +48,7 @@ int rank_cmd(const std::vector<std::string>& args) {
           "stored candidate, so its figures move far less between databases: compare cost models and\n"
           "their settings here, and what a search with one costs with replay. The summary gives the\n"
           "geometric means of first_x and top5_x, the median best_rank and the mean spearman."};
-  cl.options.add_options()                                                                          //
-      ("kernel", po::value<std::string>()->value_name("HASH"), "only this kernel (a hash prefix)")  //
-      ("device", po::value<std::string>()->value_name("D"), "the device whose measurements to use");
+  add_stored_kernel_options(cl);
   add_cost_model_options(cl);
   add_db_option(cl);
   add_output_options(cl);
@@ -59,17 +59,7 @@ int rank_cmd(const std::vector<std::string>& args) {
   const Output out = output_options(*vm);
   const StrategyOptions options = cost_model_options(*vm);
   auto db = open_for_reading((*vm)["db"].as<std::string>());
-  results::Filter filter;
-  try {
-    if (vm->count("kernel")) filter.kernel = db.kernel(db.resolve_kernel((*vm)["kernel"].as<std::string>())).hash;
-    if (vm->count("device")) filter.device_id = db.resolve_device((*vm)["device"].as<std::string>());
-  } catch (const results::DbError& e) {
-    throw UsageError(e.what());  // an unknown or ambiguous --kernel or --device is bad input
-  }
-  const std::vector<search::StoredKernel> kernels = search::stored_kernels(db, filter);
-  if (kernels.empty())
-    throw UsageError("no kernel of " + db.path() + " has a winner under this tunebed's action space (" +
-                     search::action_space_version({}) + ") to rank");
+  const std::vector<search::StoredKernel> kernels = stored_kernels_of(*vm, db, "rank");
 
   Table table{{id_column("kernel"), {"device"}, {"ranked"}, {"best_us"}, {"first_us"}, {"first_x"}, {"top5_x"},
                {"best_rank"}, {"spearman"}}};

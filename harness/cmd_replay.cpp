@@ -140,10 +140,9 @@ int replay_cmd(const std::vector<std::string>& args) {
       ("seed", po::value<uint64_t>()->default_value(0), "seed of the strategy")                         //
       ("width", po::value<int>()->default_value(4), "beam width")                                       //
       ("target", po::value<std::string>()->default_value("best"), "best (stored) or beam:W")             //
-      ("kernel", po::value<std::string>()->value_name("HASH"), "only this kernel (a hash prefix)")      //
-      ("device", po::value<std::string>()->value_name("D"), "the device whose measurements to use")     //
       ("curve", po::bool_switch(), "print every candidate's best-so-far")                              //
       ("fill", po::bool_switch(), "measure missing candidates on this machine and replay again");
+  add_stored_kernel_options(cl);
   add_model_options(cl);
   add_db_option(cl);
   add_output_options(cl);
@@ -169,18 +168,7 @@ int replay_cmd(const std::vector<std::string>& args) {
   std::optional<Filler> filler;
   if (fill) filler.emplace(db);
 
-  results::Filter filter;
-  try {
-    if (vm->count("kernel")) filter.kernel = db.kernel(db.resolve_kernel((*vm)["kernel"].as<std::string>())).hash;
-    if (vm->count("device")) filter.device_id = db.resolve_device((*vm)["device"].as<std::string>());
-  } catch (const results::DbError& e) {
-    throw UsageError(e.what());  // an unknown or ambiguous --kernel or --device is bad input
-  }
-  const std::vector<search::StoredKernel> kernels = search::stored_kernels(db, filter);
-  if (kernels.empty())
-    throw UsageError("no kernel of " + db.path() + " has a winner under this tunebed's action space (" +
-                     search::action_space_version({}) + ") to replay" +
-                     (vm->count("kernel") || vm->count("device") ? " for that --kernel/--device" : ""));
+  const std::vector<search::StoredKernel> kernels = stored_kernels_of(*vm, db, "replay");
 
   const bool curve = (*vm)["curve"].as<bool>();
   Table table{curve ? std::vector<Column>{id_column("kernel"), {"device"}, {"index"}, {"opts", 48}, {"us"}, {"best_us"}}

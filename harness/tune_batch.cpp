@@ -256,6 +256,29 @@ void refuse_unused_model_options(const po::variables_map& vm) {
     throw UsageError("--" + *flag + " is an option of the model strategy, which nothing here uses");
 }
 
+void add_stored_kernel_options(CommandLine& cl) {
+  cl.options.add_options()                                                                          //
+      ("kernel", po::value<std::string>()->value_name("HASH"), "only this kernel (a hash prefix)")  //
+      ("device", po::value<std::string>()->value_name("D"), "the device whose measurements to use");
+}
+
+std::vector<search::StoredKernel> stored_kernels_of(const po::variables_map& vm, results::TuningDb& db,
+                                                    const std::string& verb) {
+  results::Filter filter;
+  try {
+    if (vm.count("kernel")) filter.kernel = db.kernel(db.resolve_kernel(vm["kernel"].as<std::string>())).hash;
+    if (vm.count("device")) filter.device_id = db.resolve_device(vm["device"].as<std::string>());
+  } catch (const results::DbError& e) {
+    throw UsageError(e.what());  // an unknown or ambiguous --kernel or --device is bad input
+  }
+  std::vector<search::StoredKernel> kernels = search::stored_kernels(db, filter);
+  if (kernels.empty())
+    throw UsageError("no kernel of " + db.path() + " has a winner under this tunebed's action space (" +
+                     search::action_space_version({}) + ") to " + verb +
+                     (vm.count("kernel") || vm.count("device") ? " for that --kernel/--device" : ""));
+  return kernels;
+}
+
 search::TrainingSet model_training(const StrategyOptions& options, results::TuningDb& db,
                                    const results::Device& device) {
   std::optional<results::TuningDb> other;

@@ -20,6 +20,7 @@
 #include "harness/manifest.hpp"
 #include "results/json_lines.hpp"
 #include "results/tuning_db.hpp"
+#include "search/stored.hpp"
 #include "search/strategy.hpp"
 
 namespace tunebed::cli {
@@ -91,6 +92,13 @@ std::optional<std::string> first_given(const po::variables_map& vm, const std::v
 // Where no kernel uses the model strategy, a model option given on the command line would be
 // ignored: it is a UsageError naming the flag instead.
 void refuse_unused_model_options(const po::variables_map& vm);
+// The stored kernels an offline command (`replay`, `rank`) works on: --kernel HASH and --device D
+// keep some. add_stored_kernel_options adds both; stored_kernels_of reads them and returns the
+// kernels of DB with a winner under this tunebed's action space, or throws a UsageError (an
+// unknown or ambiguous --kernel or --device; nothing to VERB).
+void add_stored_kernel_options(CommandLine& cl);
+std::vector<search::StoredKernel> stored_kernels_of(const po::variables_map& vm, results::TuningDb& db,
+                                                    const std::string& verb);
 // What the model strategy learns from on DEVICE (by its fingerprint): every kernel of
 // OPTIONS.train_db (or, with none, of DB) measured there. Says on standard error how much that is.
 search::TrainingSet model_training(const StrategyOptions& options, results::TuningDb& db,

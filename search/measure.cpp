@@ -24,7 +24,8 @@ std::vector<double> measure_samples(SampleLauncher& launch, const TimingParams& 
     samples.push_back(self_warming && i == 0 ? *first : launch());
     fastest = std::min(fastest, samples.back());
     total += samples.back();
-    if (params.early_stop_s && fastest > *params.early_stop_s) break;
+    if (params.early_stop_s && fastest > *params.early_stop_s && (samples.size() > 1 || fastest >= kLoneStopSample))
+      break;
     if (total >= params.max_seconds) break;
   }
   return samples;

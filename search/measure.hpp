@@ -5,17 +5,18 @@
 // figures are), are thrown away; the figure is the median of `runs` launches,
 // which a single preempted launch cannot move. Like tinygrad's _time_program, timing stops early
 // once the fastest sample so far is slower than `early_stop_s` (the search passes
-// kEarlyStopFactor times its best): a candidate that cannot win does not get to spend the whole
-// budget proving it. The worker's verification run counts as one warm-up; a second is needed: the
-// launch right after it measured up to twice the later ones (the check had streamed the expected
+// kEarlyStopFactor times its best; a short kernel needs two such samples, kLoneStopSample): a
+// candidate that cannot win does not get to spend the whole budget proving it. The worker's
+// verification run counts as one warm-up; a second is needed: the launch right after it measured
+// up to twice the later ones (the check had streamed the expected
 // values through the caches). So a verification launch slower than kColdFactor times the bar
 // cannot come under it warm, and it is the candidate's one sample: the figure stored for such a
 // loser is a cold launch's, high by at most its cold cost (below), and the kernel is not launched
 // again (on a BEAM run of matmul 512, a tenth of the wall time went to re-launching 12-60 ms
 // candidates that were 6-30 times slower than the best). That holds only where the cold cost is
 // small beside the launch: a launch shorter than kColdSampleFloor is warmed up and timed however
-// slow its verification was, and the early stop (after its first warm sample) spares it the
-// rest. A long launch needs no warm-up at all: what a cold start costs does not grow with the
+// slow its verification was, and the early stop (after its first two warm samples) spares it
+// the rest. A long launch needs no warm-up at all: what a cold start costs does not grow with the
 // launch (on the candidates of a BEAM run on matmul 512, 3 MB of buffers, the first launch took
 // at most 1.3 ms more than the later ones, at 6 ms and at 600 ms alike; bench_runtime's
 // BM_CpuColdLaunch, 6 MB: 0.05-0.9 ms more at 6 ms, 0.3-4 ms at 43 ms, -3 to +3 ms at 340 ms,
@@ -70,6 +71,14 @@ inline constexpr double kSelfWarmingLaunch = 0.1;
 // 831 times the warm one (a candidate of 0.09 us was stored at 75 us).
 // Two more launches of a kernel this short cost little; the stop line has the same floor.
 inline constexpr double kColdSampleFloor = 0.02;
+// A sample over the early-stop bar stops the timing on its own only if it took at least this long
+// (seconds); a shorter one needs a second over the bar. A short sample's outliers are often
+// factors, not percents: on the BEAM data of README's replay table, 7.5% of the samples of
+// THREAD candidates under 20 ms were over twice their median (a core descheduled on this
+// 2-core VM), 2.2% of the others'. One such sample put a near-best candidate past the bar for
+// good (8a9f0437f924's UPCAST:1:4,THREAD:0:2, 1.3 times the kernel's best, stored at 5.7 times
+// it), and BEAM never expands such a state; two in a row are far rarer, and a second costs little.
+inline constexpr double kLoneStopSample = 0.02;
 // A verification launch past this many times the bar is stopped, twice the one-sample line
 // (kColdFactor) ...
 inline constexpr double kStopFactor = 2 * kColdFactor;

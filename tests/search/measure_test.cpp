@@ -110,13 +110,13 @@ TEST(Measure, AShortColdFirstLaunchIsNeverTheTime) {
   EXPECT_EQ(measure_samples(launch, p, 25e-6), (std::vector<double>{0.1e-6, 0.1e-6, 0.1e-6}));
   // Warmed up and timed like any other: a warm-up, then 3 samples spanning kMinSampleSpan each.
   EXPECT_EQ(warm.launches, warm_up_launches(0.1e-6, 1) + 3 * launches_per_sample(0.1e-6));
-  // A loser this short is still spared the runs: the early stop follows its first warm sample.
-  // Just under the floor the same; at the floor the cold launch is the one sample again.
+  // A loser this short is still spared the runs: the early stop follows its first two warm
+  // samples. Just under the floor the same; at the floor the cold launch is the one sample again.
   for (const double cold : {25e-6, std::nextafter(kColdSampleFloor, 0.0)}) {
     FakeKernel slow{5e-6};
     SampleLauncher slow_launch = slow.launcher();
-    EXPECT_EQ(measure_samples(slow_launch, p, cold), std::vector<double>{5e-6});
-    EXPECT_EQ(slow.launches, warm_up_launches(5e-6, 1) + launches_per_sample(5e-6));
+    EXPECT_EQ(measure_samples(slow_launch, p, cold), (std::vector<double>{5e-6, 5e-6}));
+    EXPECT_EQ(slow.launches, warm_up_launches(5e-6, 1) + 2 * launches_per_sample(5e-6));
   }
   FakeKernel slow{5e-6};
   SampleLauncher slow_launch = slow.launcher();
@@ -131,6 +131,22 @@ TEST(Measure, AShortKernelIsWarmedUpForAMillisecond) {
   SampleLauncher launch = kernel.launcher();
   EXPECT_EQ(measure_samples(launch, {.warmup = 2, .runs = 3, .max_seconds = 1e9}, 60e-6).size(), 3u);
   EXPECT_EQ(kernel.launches, 77 + 3);
+}
+
+// A short sample over the bar may be a descheduled core: the timing stops only on a second, and a
+// near-best candidate whose first sample was one gets all its runs. From kLoneStopSample up, one
+// sample over the bar is enough, as before.
+TEST(Measure, AShortKernelIsStoppedEarlyOnlyAfterTwoSamplesOverTheBar) {
+  std::vector<double> times;  // what the kernel takes, launch after launch; then 1 ms
+  size_t next = 0;
+  SampleLauncher launch([&](int) { return next < times.size() ? times[next++] : 1e-3; }, "k");
+  const TimingParams p{.warmup = 0, .runs = 5, .early_stop_s = 3e-3, .max_seconds = 1e9};
+  times = {8e-3, 1e-3};  // a spike, then its real time
+  EXPECT_EQ(measure_samples(launch, p), (std::vector<double>{8e-3, 1e-3, 1e-3, 1e-3, 1e-3}));
+  times = {8e-3, 9e-3}, next = 0;  // a loser
+  EXPECT_EQ(measure_samples(launch, p), (std::vector<double>{8e-3, 9e-3}));
+  times = {kLoneStopSample, 1e-3}, next = 0;  // long enough to say it alone
+  EXPECT_EQ(measure_samples(launch, p), std::vector<double>{kLoneStopSample});
 }
 
 // Each call launches as often as the last one's seconds per launch ask for: the first once (the

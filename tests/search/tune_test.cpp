@@ -139,26 +139,27 @@ std::map<std::string, size_t> samples_of_fast_and_mid(TuneDriver& f, std::option
 
 // The early-stop bar falls as a batch comes in. One worker runs the level in order: V:fast
 // (1 us), then V:mid (100 us), which is under 3x the root (50 us), the bar the batch began with,
-// but far over 3x V:fast: it stops after one sample, with no warm-up after its verification.
+// but far over 3x V:fast: it stops after two samples (kLoneStopSample: one of a kernel this short
+// could be a descheduled core).
 TEST_F(TuneDriver, TheEarlyStopBarFallsWithinABatch) {
   std::vector<std::string> rows;
   std::map<std::string, size_t> samples = samples_of_fast_and_mid(*this, std::nullopt, rows);
   EXPECT_EQ(samples[""], 5u);
   EXPECT_EQ(samples["V:fast"], 5u);
-  EXPECT_EQ(samples["V:mid"], 1u);
+  EXPECT_EQ(samples["V:mid"], 2u);
 }
 
 // The baseline (the default opts) is measured before the search, outside its budget, so the
 // early-stop bar is low from the first proposal on: the root (50 us) is over 3x V:fast (1 us)
-// and gets one sample, not the five it gets above, where the search must find V:fast first. BEAM
+// and gets two samples, not the five it gets above, where the search must find V:fast first. BEAM
 // proposing the baseline's opts gets its row's cost: V:fast is measured once.
 TEST_F(TuneDriver, TheBaselineIsMeasuredFirstAndSetsTheEarlyStopBar) {
   std::vector<std::string> rows;
   std::map<std::string, size_t> samples = samples_of_fast_and_mid(*this, Path{0}, rows);
   EXPECT_EQ(rows, (std::vector<std::string>{"V:fast", "", "V:mid"}));
   EXPECT_EQ(samples["V:fast"], 5u);
-  EXPECT_EQ(samples[""], 1u);
-  EXPECT_EQ(samples["V:mid"], 1u);
+  EXPECT_EQ(samples[""], 2u);
+  EXPECT_EQ(samples["V:mid"], 2u);
 }
 
 // Two opts that render the same source are one kernel: the second is not run, is not recorded

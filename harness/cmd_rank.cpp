@@ -5,7 +5,6 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -63,13 +62,11 @@ int rank_cmd(const std::vector<std::string>& args) {
 
   Table table{{id_column("kernel"), {"device"}, {"ranked"}, {"best_us"}, {"first_us"}, {"first_x"}, {"top5_x"},
                {"best_rank"}, {"spearman"}}};
-  std::map<int64_t, search::TrainingSet> training;  // per device id
+  HeldOutTraining training(options);
   std::vector<double> first_x, top5_x, spearman;
   std::vector<int64_t> best_rank;
   for (const search::StoredKernel& k : kernels) {
-    auto it = training.find(k.fingerprint.id);
-    if (it == training.end()) it = training.emplace(k.fingerprint.id, model_training(options, db, k.fingerprint)).first;
-    const search::TrainingSet others = it->second.without(k.hash);
+    const search::TrainingSet others = training.without(k, db);
     if (others.rows() == 0) {
       std::cerr << "rank: kernel " << k.hash << ": no other kernel measured on its device to learn from\n";
       continue;

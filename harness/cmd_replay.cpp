@@ -32,17 +32,12 @@ Cell us(double seconds) { return std::isfinite(seconds) ? Cell(seconds * 1e6) : 
 struct Replayer {
   std::string name;
   StrategyOptions options;
-  std::map<int64_t, search::TrainingSet> training;  // per replayed device id, built when first needed
+  HeldOutTraining training{options};
 
   // DB: the replayed database, all of it whatever --kernel and --device keep of it for replaying.
   std::unique_ptr<search::Strategy> make(const search::StoredKernel& k, results::TuningDb& db) {
     StrategyOptions o = options;
-    if (name == "model") {
-      auto it = training.find(k.fingerprint.id);
-      if (it == training.end()) it = training.emplace(k.fingerprint.id, model_training(options, db, k.fingerprint)).first;
-      // Never the replayed kernel's own measurements: the model ranks a kernel it was not trained on.
-      o.prior = std::make_shared<const search::TrainingSet>(it->second.without(k.hash));
-    }
+    if (name == "model") o.prior = std::make_shared<const search::TrainingSet>(training.without(k, db));
     return make_strategy(name, o);
   }
 };
@@ -160,7 +155,7 @@ int replay_cmd(const std::vector<std::string>& args) {
   StrategyOptions options = model_options(*vm);
   options.seed = (*vm)["seed"].as<uint64_t>();
   options.width = (*vm)["width"].as<int>();
-  Replayer replayer{(*vm)["strategy"].as<std::string>(), options, {}};
+  Replayer replayer{(*vm)["strategy"].as<std::string>(), options};
   make_strategy(replayer.name, replayer.options);  // a bad name fails before any work
   if (replayer.name != "model") refuse_unused_model_options(*vm);
   const bool fill = (*vm)["fill"].as<bool>();

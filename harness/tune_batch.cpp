@@ -290,6 +290,12 @@ search::TrainingSet model_training(const StrategyOptions& options, results::Tuni
   return data;
 }
 
+search::TrainingSet HeldOutTraining::without(const search::StoredKernel& k, results::TuningDb& db) {
+  auto it = by_device_.find(k.fingerprint.id);
+  if (it == by_device_.end()) it = by_device_.emplace(k.fingerprint.id, model_training(options_, db, k.fingerprint)).first;
+  return it->second.without(k.hash);
+}
+
 void store_model_options(const StrategyOptions& options, results::JsonRow& params) {
   params.emplace_back("cost_model", options.cost_model);
   params.emplace_back("model_top_k", static_cast<int64_t>(options.model_top_k));

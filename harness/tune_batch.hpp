@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -103,6 +104,19 @@ std::vector<search::StoredKernel> stored_kernels_of(const po::variables_map& vm,
 // OPTIONS.train_db (or, with none, of DB) measured there. Says on standard error how much that is.
 search::TrainingSet model_training(const StrategyOptions& options, results::TuningDb& db,
                                    const results::Device& device);
+// The training set of an offline command (`replay`, `rank`) for one stored kernel: model_training
+// on its device, read once per device, less the kernel's own rows (a model judged on a kernel it
+// was never trained on).
+class HeldOutTraining {
+ public:
+  explicit HeldOutTraining(StrategyOptions options) : options_(std::move(options)) {}
+  // DB: the whole database, whatever --kernel and --device keep of it.
+  search::TrainingSet without(const search::StoredKernel& k, results::TuningDb& db);
+
+ private:
+  StrategyOptions options_;
+  std::map<int64_t, search::TrainingSet> by_device_;  // per device id
+};
 // The model fields of OPTIONS as a run's params (cost_model, model_top_k, model_patience,
 // model_lookahead, train_db), and back: load_model_options sets the fields PARAMS holds and
 // leaves the others.

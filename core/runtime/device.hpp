@@ -24,8 +24,9 @@
 //   entry point, or throws CompileError carrying the compiler's message and the source.
 //   `run(bufs, vars, dims)` launches once, waits, and returns the seconds the device's clock saw;
 //   `time(...)` warms up (`warmup` launches, and at least kWarmupSpan of them), then takes `runs`
-//   samples and reports every sample and their median. The clocks: CPU, std::chrono::steady_clock around the whole launch (thread-pool
-//   dispatch included); OpenCL, the event's profiling START..END; CUDA, events before and after.
+//   samples and reports every sample and their median. The clocks: CPU, std::chrono::steady_clock
+//   around the whole launch (thread-pool dispatch included); OpenCL, the event's profiling
+//   START..END; CUDA, events before and after.
 //
 // Launch dimensions, as tinygrad's ProgramSpec: `global` counts work-groups (CUDA's grid, not
 // OpenCL's global work size: the OpenCL backend multiplies by `local` itself), `local` counts the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/ir/hash.hpp"
@@ -95,6 +96,17 @@ std::vector<Opt> KernelSpace::opts(const Path& state) const {
 std::string KernelSpace::key(const Path& state) { return to_string(opts(state)); }
 
 std::vector<float> KernelSpace::features(const Path& state) { return kernel_features(kernel(state)); }
+
+std::string KernelSpace::identity(const Path& state) {
+  const Kernel& k = kernel(state);
+  std::ostringstream s;
+  s << std::hex;
+  const UOp ast = k.get_optimized_ast("identity");
+  for (const UOp& u : ast.src()) s << u.hash() << ',';  // not the SINK's arg, which lists the opts
+  for (AxisType t : k.axis_types()) s << static_cast<int>(t);
+  s << (k.dont_use_locals() ? "n" : "");
+  return s.str();
+}
 
 std::string KernelSpace::kind(int action) {
   return std::string(optops_name(search_actions().at(static_cast<size_t>(action)).op));

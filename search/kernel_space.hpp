@@ -48,6 +48,8 @@ class KernelSpace : public SearchSpace {
 
   std::vector<int> actions(const Path& state) override;
   std::string key(const Path& state) override;  // the opts string, "UPCAST:0:4,UNROLL:0:4"
+  // The optimized AST less the opts that named it, and the axis types: what the renderer gets.
+  std::string identity(const Path& state) override;
   std::vector<float> features(const Path& state) override;  // kernel_features (features.hpp)
 
   const std::string& version() const { return version_; }

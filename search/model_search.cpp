@@ -44,9 +44,9 @@ class ModelSearch : public Strategy {
     std::mt19937_64 rng(p_.seed);
     Ranker ranker(p_);
     std::vector<Timed> measured;  // finite costs
-    std::set<std::vector<float>> known;  // the features of every state evaluated
+    std::set<std::string> known;  // the identity of every state evaluated
     const auto record = [&](const Candidate& c, std::optional<double> cost) {
-      known.insert(c.features);
+      known.insert(c.identity);
       if (!cost || !std::isfinite(*cost)) return;
       measured.push_back({c.path, *cost});
       ranker.measured(c.features, *cost);
@@ -67,12 +67,12 @@ class ModelSearch : public Strategy {
       for (size_t i = 0; i < batch.size(); i++) record(candidates[chosen[i]], costs[i]);
     };
     const auto best = [&] { return measured.empty() ? INFINITY : std::ranges::min(measured, {}, &Timed::cost).cost; };
-    const Candidate root{{}, ctx.space().features({})};
+    const Candidate root = candidate(ctx, {});
     record(root, ctx.evaluate({root.path})[0]);
     const bool root_timed = !measured.empty();
     // Transfer: the winners of the kernels the prior learned from, where legal here. A kernel like
     // one already tuned is likely won by the same opts.
-    measure_top(transplants(ctx), static_cast<size_t>(p_.transplants));
+    measure_top(transplants(ctx, known), static_cast<size_t>(p_.transplants));
     int stale = 0;
     while (!ctx.exhausted()) {
       std::ranges::stable_sort(measured, {}, &Timed::cost);
@@ -106,7 +106,13 @@ class ModelSearch : public Strategy {
   struct Candidate {
     Path path;
     std::vector<float> features;
+    std::string identity;
   };
+  static Candidate candidate(SearchContext& ctx, Path path) {
+    std::vector<float> x = ctx.space().features(path);
+    std::string id = ctx.space().identity(path);
+    return {std::move(path), std::move(x), std::move(id)};
+  }
 
   // TOP_FRACTION of a pool of N, rounded up, from 1 to TOP_K: a small space is not measured at
   // the pace of a large one.
@@ -115,14 +121,13 @@ class ModelSearch : public Strategy {
     return std::clamp<size_t>(share, 1, static_cast<size_t>(p_.top_k));
   }
 
-  // The prior's winners that parse in this space and were not measured yet, each once.
-  std::vector<Candidate> transplants(SearchContext& ctx) const {
+  // The prior's winners that parse in this space and make a kernel not measured yet, each once.
+  std::vector<Candidate> transplants(SearchContext& ctx, std::set<std::string> known) const {
     std::vector<Candidate> out;
-    std::set<std::string> keys;
     if (!p_.prior) return out;
     for (const std::string& w : p_.prior->winners())
-      if (std::optional<Path> p = ctx.space().parse(w); p && !ctx.seen(*p) && keys.insert(ctx.space().key(*p)).second)
-        out.push_back({*p, ctx.space().features(*p)});
+      if (std::optional<Path> p = ctx.space().parse(w); p && !ctx.seen(*p))
+        if (Candidate c = candidate(ctx, *p); known.insert(c.identity).second) out.push_back(std::move(c));
     return out;
   }
 
@@ -131,9 +136,9 @@ class ModelSearch : public Strategy {
   // favourites of every depth, so it can measure a state whose parent is slow (an UPCAST that
   // pays only once the UNROLL after it exists) without measuring the parent first: Ansor's
   // search, too, ranks whole programs rather than one step from the measured ones.
-  void look_ahead(SearchContext& ctx, const Ranker& ranker, std::mt19937_64& rng, std::set<std::vector<float>> known,
+  void look_ahead(SearchContext& ctx, const Ranker& ranker, std::mt19937_64& rng, std::set<std::string> known,
                   std::vector<Candidate>& pool) const {
-    for (const Candidate& c : pool) known.insert(c.features);
+    for (const Candidate& c : pool) known.insert(c.identity);
     size_t level_begin = 0;
     for (int level = 0; level < p_.lookahead; level++) {
       std::vector<std::vector<float>> x;
@@ -144,26 +149,27 @@ class ModelSearch : public Strategy {
         favourites.push_back({pool[level_begin + order[i]].path, INFINITY});
       level_begin = pool.size();
       for (Candidate& c : unseen_children(ctx, favourites, favourites.size(), known)) {
-        known.insert(c.features);
+        known.insert(c.identity);
         pool.push_back(std::move(c));
       }
       if (pool.size() == level_begin) break;
     }
   }
 
-  // The unseen children of the first N of PARENTS, in order, leaving out those whose features
-  // are KNOWN or already in the pool. Opts in another order often make the same
-  // kernel (UPCAST:1:4,UPCAST:0:4 followed by UPCAST:1:4,UPCAST:0:4 or by UPCAST:0:4,UPCAST:1:4
-  // rendered one source); the model scores such twins alike, and measuring the second teaches it
-  // nothing.
+  // The unseen children of the first N of PARENTS, in order, leaving out those whose identity
+  // is KNOWN or already in the pool. Opts in another order often make the same kernel
+  // (UPCAST:1:4,UPCAST:0:4 followed by UPCAST:1:4,UPCAST:0:4 or by UPCAST:0:4,UPCAST:1:4 render
+  // one source), and measuring it twice teaches nothing. Equal features are not enough: they
+  // leave out which axis an opt takes where two axes are alike (UPCAST:1:2 against UPCAST:0:2),
+  // and one of those is often much faster.
   std::vector<Candidate> unseen_children(SearchContext& ctx, const std::vector<Timed>& parents, size_t n,
-                                         std::set<std::vector<float>> known) const {
+                                         std::set<std::string> known) const {
     std::vector<Candidate> pool;
     for (size_t i = 0; i < parents.size() && i < n; i++)
       for (Path& child : children(ctx.space(), parents[i].path))
         if (!ctx.seen(child))
-          if (std::vector<float> x = ctx.space().features(child); known.insert(x).second)
-            pool.push_back({std::move(child), std::move(x)});
+          if (Candidate c = candidate(ctx, std::move(child)); known.insert(c.identity).second)
+            pool.push_back(std::move(c));
     return pool;
   }
 

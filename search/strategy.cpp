@@ -65,6 +65,8 @@ SearchResult run_search(Strategy& strategy, SearchSpace& space, CostFunction& co
   return r;
 }
 
+std::string SearchSpace::identity(const Path& state) { return key(state); }
+
 std::vector<float> SearchSpace::features(const Path&) {
   throw std::logic_error("this search space has no features for a cost model");
 }

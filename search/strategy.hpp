@@ -42,6 +42,10 @@ class SearchSpace {
   virtual std::vector<int> actions(const Path& state) = 0;
   // The canonical name of STATE: equal keys are the same candidate.
   virtual std::string key(const Path& state) = 0;
+  // What STATE makes: states of one identity are one candidate however they were reached. Its
+  // key by default; for a kernel, the optimized loop nest, which opts in another order (or an
+  // UPCAST of 4 against two of 2) often build alike.
+  virtual std::string identity(const Path& state);
   // What the cost model (cost_model.hpp) knows of STATE, kernel_features for a kernel. Only the
   // model strategy asks; a space without features throws std::logic_error.
   virtual std::vector<float> features(const Path& state);
@@ -181,9 +185,9 @@ std::unique_ptr<Strategy> make_exhaustive(ExhaustiveParams params);
 // the EXPAND best states measured so far (the root counts while it has no time; when these have
 // no unseen child, every measured state) by a cost model (cost_model.hpp) and measures only its
 // top TOP_FRACTION of them (rounded up), at most TOP_K: BEAM measures every child of its beam, so
-// a step costs a fixed share of what BEAM's would. A child whose features equal a state already
-// evaluated (or another child's) is left out: the model cannot tell them apart, and opts in another
-// order often render the same kernel. Two models add up: one trained once on PRIOR (other
+// a step costs a fixed share of what BEAM's would. A child whose identity (SearchSpace::identity)
+// equals a state already evaluated (or another child's) is left out: opts in another order often
+// build the same kernel. Two models add up: one trained once on PRIOR (other
 // kernels' measurements: what transfers), and one retrained after every step on what the prior
 // got wrong about this kernel's own measurements (boosting on the prior's predictions), so a step
 // costs a fit over tens of rows, not over the whole prior. Right after the root it measures the

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "tests/opt/kernels.hpp"
@@ -83,6 +84,26 @@ TEST(KernelSpace, BeamWalksARealKernelToTheModelledOptimum) {
   EXPECT_DOUBLE_EQ(r.best->cost, 1.0 / 16);
   EXPECT_FALSE(r.best->key.empty());
   EXPECT_EQ(space.parse(r.best->key), r.best->path);
+}
+
+// A state's identity is the kernel it builds: opts in another order that build one loop nest
+// share it, and which axis an opt takes makes another kernel even where the features cannot
+// tell (THREAD after a tensor core, on an axis or the other).
+TEST(KernelSpace, AStatesIdentityIsTheKernelItBuilds) {
+  KernelSpace space(Kernel(test::named("matmul_512"), Renderer::cpu(4)));
+  const auto path = [&](const std::string& opts) {
+    const std::optional<Path> p = space.parse(opts);
+    EXPECT_TRUE(p.has_value()) << opts;
+    return p.value_or(Path{});
+  };
+  const Path up_unroll = path("UPCAST:1:4,UNROLL:0:4"), unroll_up = path("UNROLL:0:4,UPCAST:1:4");
+  EXPECT_NE(space.key(up_unroll), space.key(unroll_up));
+  EXPECT_EQ(space.identity(up_unroll), space.identity(unroll_up));
+  const Path thread_n = path("TC:0:(-1,0,1),THREAD:1:2"), thread_m = path("TC:0:(-1,0,1),THREAD:0:2");
+  EXPECT_EQ(space.features(thread_n), space.features(thread_m));
+  EXPECT_NE(space.identity(thread_n), space.identity(thread_m));
+  EXPECT_NE(space.identity({}), space.identity(path("UPCAST:1:4")));
+  EXPECT_NE(space.identity(path("UPCAST:1:4")), space.identity(path("UNROLL:0:4")));
 }
 
 }  // namespace

@@ -121,8 +121,9 @@ std::optional<Path> KernelSpace::parse(const std::string& text) {
   }
   Path path;
   for (const Opt& opt : opts) {
-    int id = action_id(opt);
-    if (id < 0 || !allowed(options_, opt.op) || kernel(path).why_illegal(opt)) return std::nullopt;
+    // One of the actions here, caps and all: legal on the kernel is not enough (UPCAST past 256).
+    const int id = action_id(opt);
+    if (id < 0 || !std::ranges::binary_search(actions(path), id)) return std::nullopt;
     path.push_back(id);
   }
   return path;

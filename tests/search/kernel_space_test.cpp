@@ -62,6 +62,19 @@ TEST(KernelSpace, OptionsNarrowTheActionsAndChangeTheVersion) {
   EXPECT_THROW(action_space_version({.max_upcast = 512}), std::invalid_argument);
 }
 
+// parse answers only states of the space: opts legal on the kernel but past a cap are not in it
+// (the model strategy transplanted such winners of other kernels, outside the space it searched).
+TEST(KernelSpace, ParsesOnlyTheStatesItsActionsReach) {
+  KernelSpace capped(Kernel(test::named("matmul_512"), Renderer::cpu(4)), {.max_upcast = 16});
+  const std::optional<Path> sixteen = capped.parse("UPCAST:0:4,UPCAST:1:4");
+  ASSERT_TRUE(sixteen.has_value());
+  EXPECT_EQ(upcast_elements(capped.kernel(*sixteen)), 16);
+  EXPECT_EQ(capped.parse("UPCAST:0:4,UPCAST:1:4,UNROLL:0:4"), std::nullopt);  // 64 upcast elements
+  const std::optional<Path> uncapped =
+      KernelSpace(Kernel(test::named("matmul_512"), Renderer::cpu(4))).parse("UPCAST:0:4,UPCAST:1:4,UNROLL:0:4");
+  EXPECT_TRUE(uncapped.has_value());
+}
+
 // A stand-in for measurement: more upcast elements are faster, up to 16.
 struct UpcastModel : CostFunction {
   KernelSpace& space;

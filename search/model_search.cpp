@@ -51,15 +51,14 @@ class ModelSearch : public Strategy {
       measured.push_back({c.path, *cost});
       ranker.measured(c.features, *cost);
     };
-    // Measures the model's top K of CANDIDATES; with ONE_PER_KIND, only the first of each kind of
-    // action (the last one a candidate applies).
+    // Measures the model's top K of CANDIDATES; with ONE_PER_KIND, only the first of each kind.
     const auto measure_top = [&](const std::vector<Candidate>& candidates, size_t k, bool one_per_kind = false) {
       std::vector<std::vector<float>> x;
       for (const Candidate& c : candidates) x.push_back(c.features);
       std::vector<size_t> chosen;
       std::set<std::string> kinds;
       for (size_t i : ranker.rank(x, rng))
-        if (chosen.size() < k && (!one_per_kind || kinds.insert(ctx.space().kind(candidates[i].path.back())).second))
+        if (chosen.size() < k && (!one_per_kind || kinds.insert(candidates[i].kind).second))
           chosen.push_back(i);
       std::vector<Path> batch;
       for (size_t i : chosen) batch.push_back(candidates[i].path);
@@ -76,11 +75,14 @@ class ModelSearch : public Strategy {
     int stale = 0;
     while (!ctx.exhausted()) {
       std::ranges::stable_sort(measured, {}, &Timed::cost);
-      // Out of patience, a sweep: the favourite child of each kind of action of the SWEEP best.
+      // Out of patience, a sweep: the favourite child of each kind of action of the SWEEP best,
+      // and the favourite of the best less one of its opts.
       const bool sweep = stale >= p_.patience;
       std::vector<Candidate> pool;
       if (sweep) {
         pool = unseen_children(ctx, measured, static_cast<size_t>(p_.sweep), known);
+        if (p_.sweep > 0 && !measured.empty())
+          for (Candidate& c : simpler(ctx, measured.front().path, known)) pool.push_back(std::move(c));
       } else {
         // The parents: the measured states, fastest first, then the root if it has no time (a
         // root stopped past the stop line, as unoptimized kernels are, still has children to
@@ -106,12 +108,15 @@ class ModelSearch : public Strategy {
   struct Candidate {
     Path path;
     std::vector<float> features;
-    std::string identity;
+    std::string identity;  // SearchSpace::identity
+    std::string kind;      // for the sweep: its last action's, or kSimpler
   };
-  static Candidate candidate(SearchContext& ctx, Path path) {
+  static constexpr const char* kSimpler = "one opt less";
+  static Candidate candidate(SearchContext& ctx, Path path, std::string kind = "") {
     std::vector<float> x = ctx.space().features(path);
     std::string id = ctx.space().identity(path);
-    return {std::move(path), std::move(x), std::move(id)};
+    if (kind.empty() && !path.empty()) kind = ctx.space().kind(path.back());
+    return {std::move(path), std::move(x), std::move(id), std::move(kind)};
   }
 
   // TOP_FRACTION of a pool of N, rounded up, from 1 to TOP_K: a small space is not measured at
@@ -128,6 +133,19 @@ class ModelSearch : public Strategy {
     for (const std::string& w : p_.prior->winners())
       if (std::optional<Path> p = ctx.space().parse(w); p && !ctx.seen(*p))
         if (Candidate c = candidate(ctx, *p); known.insert(c.identity).second) out.push_back(std::move(c));
+    return out;
+  }
+
+  // STATE less one of its actions (one_less), unseen and of an identity not KNOWN, all of one kind
+  // for the sweep. The steps only add actions, so a state reached in one jump (a transplant, or a
+  // step to a slow parent's child) had no way back to a simpler kernel inside it: a transplanted
+  // UPCAST:2:0,UPCAST:0:0,UPCAST:0:2 at 1.6x BEAM's best, UPCAST:2:0,UPCAST:0:2.
+  std::vector<Candidate> simpler(SearchContext& ctx, const Path& state, std::set<std::string> known) const {
+    std::vector<Candidate> out;
+    for (Path& p : one_less(ctx.space(), state))
+      if (!ctx.seen(p))
+        if (Candidate c = candidate(ctx, std::move(p), kSimpler); known.insert(c.identity).second)
+          out.push_back(std::move(c));
     return out;
   }
 

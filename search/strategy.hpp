@@ -191,7 +191,7 @@ std::unique_ptr<Strategy> make_exhaustive(ExhaustiveParams params);
 // kernels' measurements: what transfers), and one retrained after every step on what the prior
 // got wrong about this kernel's own measurements (boosting on the prior's predictions), so a step
 // costs a fit over tens of rows, not over the whole prior. Right after the root it measures the
-// model's top TRANSPLANTS of the prior's winners (where legal). With nothing to learn from (no
+// model's top TRANSPLANTS of the prior's winners (where they parse: states of this space). With nothing to learn from (no
 // prior, only the root measured) it takes a seeded random order. The pool looks LOOKAHEAD levels
 // further, unmeasured: the children of the model's AHEAD_WIDTH favourites of each level join it,
 // so a step can measure a state whose parent is slow (an UPCAST that pays only once the UNROLL
@@ -199,8 +199,10 @@ std::unique_ptr<Strategy> make_exhaustive(ExhaustiveParams params);
 // MIN_PROGRESS_S it sweeps: the model's favourite unseen child of each kind of action (for
 // kernels, each OptOp) among the children of the SWEEP best states is measured, for a model can
 // misjudge a whole kind (THREAD, on a 2-core CPU) so that its top few never hold one, where BEAM,
-// measuring every child, tries them all. Progress there resumes the steps; else it stops, as it
-// does when no unseen child is left.
+// measuring every child, tries them all; and its favourite of the best state less one of its
+// actions (one_less), for the steps only add actions, so a state reached in one jump (a
+// transplant) has no other way back to a faster, simpler one inside it. Progress there resumes
+// the steps; else it stops, as it does when no unseen child is left. SWEEP 0: no sweep.
 struct ModelParams {
   uint64_t seed = 0;
   std::string model = "xgboost";  // make_cost_model's names
@@ -232,5 +234,8 @@ double uniform(std::mt19937_64& rng);
 Path random_walk(SearchSpace& space, std::mt19937_64& rng, int max_depth);
 // Every child of STATE (STATE plus one legal action), in action order.
 std::vector<Path> children(SearchSpace& space, const Path& state);
+// STATE less one of its actions, for each action whose removal leaves the others legal, first
+// action first: the way back from a state reached in one jump to a simpler one inside it.
+std::vector<Path> one_less(SearchSpace& space, const Path& state);
 
 }  // namespace tunebed::search

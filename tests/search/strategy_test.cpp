@@ -438,6 +438,61 @@ TEST(ModelSearch, MeasuresEachIdentityOnceAndStatesOfEqualFeaturesApart) {
   EXPECT_EQ(r.best->cost, space.optimum());  // knob 1 at 2, which the features cannot see
 }
 
+TEST(Strategies, OneLessLeavesOutEachActionWhoseRestStaysLegal) {
+  SeparableSpace space = fixed_space();  // a knob can be set once
+  EXPECT_TRUE(one_less(space, {}).empty());
+  const Path three = *space.parse("1,0,2,3,");
+  std::vector<std::string> keys;
+  for (const Path& p : one_less(space, three)) keys.push_back(space.key(p));
+  EXPECT_EQ(keys, (std::vector<std::string>{"0,0,2,3,", "1,0,0,3,", "1,0,2,0,"}));
+  // An action legal only after another: leaving out the first leaves the second illegal.
+  struct Ordered : SeparableSpace {
+    using SeparableSpace::SeparableSpace;
+    std::vector<int> actions(const Path& state) override {  // knob 1 only once knob 0 is set
+      std::vector<int> legal;
+      for (int a : SeparableSpace::actions(state))
+        if (a / values != 1 || setting(state)[0] != 0) legal.push_back(a);
+      return legal;
+    }
+  } ordered(2, 4, {{0, 1, 2, 3}, {0, 1, 2, 3}});
+  const Path both = *ordered.parse("2,3,");
+  ASSERT_EQ(both.size(), 2u);
+  const std::vector<Path> less = one_less(ordered, both);
+  ASSERT_EQ(less.size(), 1u);
+  EXPECT_EQ(ordered.key(less[0]), "2,0,");
+}
+
+// A transplanted winner one opt too deep: knobs 0 and 1 at 3 pay only together (each alone is
+// slower than the root), and its knob 2 costs more than knob 2 unset. It has no children (a knob
+// is set once), and no child of the root is the optimum, so after one step without progress
+// (patience 1) the sweep finds it, as the transplant less one opt; without that the sweep has
+// nothing to try and the search ends at the transplant. The prior knows the law from another
+// kernel of the kind, and a winner of a third.
+TEST(ModelSearch, TheSweepTriesTheBestLessOneOfItsOpts) {
+  struct PairThenMore : SeparableSpace {
+    PairThenMore() : SeparableSpace(3, 4, {{0, 3, 3, 1}, {0, 3, 3, 1}, {0, 2, 2, 2}}) {}
+    double cost(const Path& state) const override {
+      const std::vector<int> s = setting(state);
+      return s[0] == 3 && s[1] == 3 ? 1 + s[2] : 10 + SeparableSpace::cost(state);
+    }
+  } space, seen;
+  seen.scale = 100;
+  const Path transplant = *space.parse("3,3,1,");
+  ASSERT_TRUE(space.actions(transplant).empty());
+  ASSERT_EQ(space.cost(*space.parse("3,3,0,")), 1);
+  const auto prior = walks_of(seen, 400, 3);  // another kernel of the kind, at 100x the time
+  prior->add_kernel("won by 3,3,1,", {space.features({}), space.features(transplant)}, {20.0, 2.0}, 1, "3,3,1,");
+  CountingCost cost(space);
+  const SearchResult r =
+      run_search(*make_model_search({.seed = 1, .top_k = 1, .patience = 1, .prior = prior}), space, cost, {});
+  ASSERT_TRUE(r.best.has_value());
+  EXPECT_EQ(r.best->key, "3,3,0,");
+  EXPECT_EQ(candidates_to(r, 1), 4);  // the root, the transplant, one step, the sweep
+  ASSERT_GE(cost.batches.size(), 4u);
+  EXPECT_EQ(cost.batches[3], 1u);  // the sweep: no children of any kind, one state of one opt less
+  EXPECT_FALSE(cost.repeated);
+}
+
 // CountingCost, but the root is stopped past the stop line (tune's measure.hpp), as an unoptimized
 // kernel often is: its cost is +inf.
 struct StoppedRoot : CountingCost {

@@ -20,19 +20,6 @@ bool allowed(const ActionSpaceOptions& options, OptOps op) {
   return options.ops.empty() || std::ranges::find(options.ops, op) != options.ops.end();
 }
 
-// Upcast elements and local threads of a kernel, as tinygrad's get_kernel_actions counts them.
-std::pair<int64_t, int64_t> upcast_and_local(const Kernel& k) {
-  int64_t up = 1, lcl = 1;
-  for (size_t i = 0; i < k.axis_types().size(); i++) {
-    AxisType t = k.axis_types()[i];
-    const sint& s = k.full_shape()[i];
-    int64_t n = s.is_int() ? s.to_int() : s.vmax();
-    if (t == AxisType::UPCAST || t == AxisType::UNROLL) up *= n;
-    if (t == AxisType::LOCAL || t == AxisType::GROUP_REDUCE) lcl *= n;
-  }
-  return {up, lcl};
-}
-
 int action_id(const Opt& opt) {
   const std::vector<Opt>& all = search_actions();
   auto it = std::ranges::find(all, opt);
@@ -75,8 +62,8 @@ std::vector<int> KernelSpace::actions(const Path& state) {
   std::vector<int> ids;
   for (auto& [opt, child] : kernel_actions(kernel(state))) {
     if (!allowed(options_, opt.op)) continue;
-    auto [up, lcl] = upcast_and_local(child);
-    if (up > options_.max_upcast || lcl > options_.max_local) continue;
+    if (const UpcastAndLocal n = upcast_and_local(child); n.upcast > options_.max_upcast || n.local > options_.max_local)
+      continue;
     int id = action_id(opt);
     Path next = state;
     next.push_back(id);

@@ -48,16 +48,22 @@ std::vector<std::pair<Opt, Kernel>> kernel_actions(const Kernel& k) {
     }
     Kernel k2 = k;
     k2.apply_opt(a);
-    int64_t up = 1, lcl = 1;
-    for (size_t i = 0; i < k2.axis_types().size(); i++) {
-      AxisType t = k2.axis_types()[i];
-      const sint& s = k2.full_shape()[i];
-      if (t == AxisType::UPCAST || t == AxisType::UNROLL) up *= s.to_int();
-      if (t == AxisType::LOCAL || t == AxisType::GROUP_REDUCE) lcl *= s.is_int() ? s.to_int() : s.vmax();
-    }
-    if (up <= max_up && lcl <= max_lcl) legal.emplace_back(a, std::move(k2));
+    if (const UpcastAndLocal n = upcast_and_local(k2); n.upcast <= max_up && n.local <= max_lcl)
+      legal.emplace_back(a, std::move(k2));
   }
   return legal;
+}
+
+UpcastAndLocal upcast_and_local(const Kernel& k) {
+  UpcastAndLocal n;
+  for (size_t i = 0; i < k.axis_types().size(); i++) {
+    const AxisType t = k.axis_types()[i];
+    const sint& s = k.full_shape()[i];
+    const int64_t size = s.is_int() ? s.to_int() : s.vmax();
+    if (t == AxisType::UPCAST || t == AxisType::UNROLL) n.upcast *= size;
+    if (t == AxisType::LOCAL || t == AxisType::GROUP_REDUCE) n.local *= size;
+  }
+  return n;
 }
 
 std::vector<Opt> random_opts(const Kernel& k, uint64_t seed, int max_opts) {

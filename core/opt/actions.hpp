@@ -22,6 +22,14 @@ const std::vector<Opt>& search_actions();
 // the same action with amount 0 is in the list (the two are the same kernel).
 std::vector<std::pair<Opt, Kernel>> kernel_actions(const Kernel& k);
 
+// The kernel's upcast elements (UPCAST and UNROLL extents multiplied) and local threads (LOCAL
+// and GROUP_REDUCE; a symbolic size at its maximum), as tinygrad's get_kernel_actions counts them
+// against its limits.
+struct UpcastAndLocal {
+  int64_t upcast = 1, local = 1;
+};
+UpcastAndLocal upcast_and_local(const Kernel& k);
+
 // A random legal sequence of at most max_opts opts for k, the same for the same seed: at each
 // step, stop with probability 1/(legal actions + 1), else apply a random legal action.
 // Re-applying the result in order to k succeeds.

@@ -69,8 +69,8 @@ class ModelSearch : public Strategy {
     const Candidate root = candidate(ctx, {});
     record(root, ctx.evaluate({root.path})[0]);
     const bool root_timed = !measured.empty();
-    // Transfer: the winners of the kernels the prior learned from, where legal here. A kernel like
-    // one already tuned is likely won by the same opts.
+    // Transfer: the winners of the kernels the prior learned from, where they parse here. A
+    // kernel like one already tuned is likely won by the same opts.
     measure_top(transplants(ctx, known), static_cast<size_t>(p_.transplants));
     int stale = 0;
     while (!ctx.exhausted()) {

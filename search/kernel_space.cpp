@@ -108,11 +108,12 @@ std::optional<Path> KernelSpace::parse(const std::string& text) {
   }
   Path path;
   for (const Opt& opt : opts) {
-    // One of the actions here, caps and all: legal on the kernel is not enough (UPCAST past 256).
     const int id = action_id(opt);
-    if (id < 0 || !std::ranges::binary_search(actions(path), id)) return std::nullopt;
+    if (id < 0) return std::nullopt;
     path.push_back(id);
   }
+  // One of the space's states, caps and all: legal on the kernel is not enough (UPCAST past 256).
+  if (!reachable(*this, path)) return std::nullopt;
   return path;
 }
 

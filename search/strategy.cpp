@@ -101,19 +101,22 @@ std::vector<Path> children(SearchSpace& space, const Path& state) {
   return out;
 }
 
+bool reachable(SearchSpace& space, const Path& state) {
+  Path prefix;
+  for (int a : state) {  // in order, so that actions() is only asked of states of the space
+    if (!std::ranges::binary_search(space.actions(prefix), a)) return false;
+    prefix.push_back(a);
+  }
+  return true;
+}
+
 std::vector<Path> one_less(SearchSpace& space, const Path& state) {
   std::vector<Path> out;
   for (size_t i = 0; i < state.size(); i++) {
     Path rest = state;
     rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
-    // An action's meaning can depend on those before it (an opt's axis counts the axes left), so
-    // each of the rest must still be legal where it now stands.
-    bool legal = true;
-    for (size_t j = i; j < rest.size() && legal; j++) {
-      const Path prefix(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(j));
-      legal = std::ranges::binary_search(space.actions(prefix), rest[j]);
-    }
-    if (legal) out.push_back(std::move(rest));
+    // An action's meaning can depend on those before it (an opt's axis counts the axes left).
+    if (reachable(space, rest)) out.push_back(std::move(rest));
   }
   return out;
 }

@@ -191,8 +191,8 @@ std::unique_ptr<Strategy> make_exhaustive(ExhaustiveParams params);
 // kernels' measurements: what transfers), and one retrained after every step on what the prior
 // got wrong about this kernel's own measurements (boosting on the prior's predictions), so a step
 // costs a fit over tens of rows, not over the whole prior. Right after the root it measures the
-// model's top TRANSPLANTS of the prior's winners (where they parse: states of this space). With nothing to learn from (no
-// prior, only the root measured) it takes a seeded random order. The pool looks LOOKAHEAD levels
+// model's top TRANSPLANTS of the prior's winners (where they parse: states of this space). With
+// nothing to learn from (no prior, only the root measured) it takes a seeded random order. The pool looks LOOKAHEAD levels
 // further, unmeasured: the children of the model's AHEAD_WIDTH favourites of each level join it,
 // so a step can measure a state whose parent is slow (an UPCAST that pays only once the UNROLL
 // after it exists) without measuring the parent first. After PATIENCE steps without progress of
@@ -234,6 +234,8 @@ double uniform(std::mt19937_64& rng);
 Path random_walk(SearchSpace& space, std::mt19937_64& rng, int max_depth);
 // Every child of STATE (STATE plus one legal action), in action order.
 std::vector<Path> children(SearchSpace& space, const Path& state);
+// Whether every action of STATE is legal at the state before it: STATE is one of the space's.
+bool reachable(SearchSpace& space, const Path& state);
 // STATE less one of its actions, for each action whose removal leaves the others legal, first
 // action first: the way back from a state reached in one jump to a simpler one inside it.
 std::vector<Path> one_less(SearchSpace& space, const Path& state);

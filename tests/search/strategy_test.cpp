@@ -438,7 +438,7 @@ TEST(ModelSearch, MeasuresEachIdentityOnceAndStatesOfEqualFeaturesApart) {
   EXPECT_EQ(r.best->cost, space.optimum());  // knob 1 at 2, which the features cannot see
 }
 
-TEST(Strategies, OneLessLeavesOutEachActionWhoseRestStaysLegal) {
+TEST(Strategies, OneLessLeavesOutEachActionWhoseRestStaysReachable) {
   SeparableSpace space = fixed_space();  // a knob can be set once
   EXPECT_TRUE(one_less(space, {}).empty());
   const Path three = *space.parse("1,0,2,3,");
@@ -457,6 +457,8 @@ TEST(Strategies, OneLessLeavesOutEachActionWhoseRestStaysLegal) {
   } ordered(2, 4, {{0, 1, 2, 3}, {0, 1, 2, 3}});
   const Path both = *ordered.parse("2,3,");
   ASSERT_EQ(both.size(), 2u);
+  EXPECT_TRUE(reachable(ordered, both));
+  EXPECT_FALSE(reachable(ordered, {both[1]}));
   const std::vector<Path> less = one_less(ordered, both);
   ASSERT_EQ(less.size(), 1u);
   EXPECT_EQ(ordered.key(less[0]), "2,0,");

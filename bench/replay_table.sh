@@ -72,6 +72,11 @@ replay annealing --strategy annealing --seed 1
 replay model --strategy model --train-db "$train"
 replay model-own --strategy model
 replay ridge --strategy model --cost-model ridge --train-db "$train"
+# The model's found best against BEAM's, re-timed head to head on this machine (replay --confirm):
+# a stored median is one draw, and BEAM's best the luckiest of the tens it measured.
+"$tunebed" replay --db "$db" --target beam:4 --budget 400 --strategy model --train-db "$train" --confirm \
+  > "$out/confirm.txt"
+echo "== confirm: $(tail -n 3 "$out/confirm.txt" | head -n 1)"
 echo "| strategy | within 5% of BEAM's best | within 5% in a quarter of BEAM's candidates | found / target (geometric mean) | candidates proposed (per kernel), share of BEAM's | median to 5% (where reached) | wall_s to 5% | search_s | missing |"
 # fill: the model's replay at the end of its --fill, which measured what it proposed (exact, but
 # for what 4 rounds did not reach); model: the same model replayed again (train.db predates the

@@ -63,21 +63,27 @@ std::string describe(const results::Device& d) {
   return d.name + " (" + d.arch + ", " + d.driver + ", " + d.compiler + " " + d.compiler_version + ")";
 }
 
-// --fill: measures on this machine, as a tune run of the given states (compiled, verified and
-// timed in workers like any candidate), what a replay of a kernel proposed that the data lacked.
-class Filler {
+// --fill and --confirm: measurements on this machine of a kernel stored in the database. They pool
+// with the stored ones or are set against them, so the kernel must have been measured on this
+// machine's device fingerprint.
+class ThisMachine {
  public:
-  explicit Filler(results::TuningDb& db) : db_(db) {}
+  // FLAG: the option that measures, for the errors.
+  ThisMachine(results::TuningDb& db, std::string flag) : db_(db), flag_(std::move(flag)) {}
 
-  // K as stored once OPTS are measured too.
-  search::StoredKernel fill(const search::StoredKernel& k, const std::vector<std::string>& opts) {
-    // New measurements pool with the stored ones: they must come from the same device.
+  // Throws a UsageError unless K was measured on this machine's device fingerprint.
+  void require_here(const search::StoredKernel& k) const {
     const results::Device here = search::fingerprint_of(k.device);
     const results::Device& there = k.fingerprint;
     if (!results::same_fingerprint(here, there))
-      throw UsageError("--fill: kernel " + k.hash + " was measured on " + describe(there) + ", this machine is " +
-                       describe(here) + "; fill only data from this machine");
-    search::KernelTarget target(k.ast, db_.kernel(db_.resolve_kernel(k.hash)).source, k.device);
+      throw UsageError(flag_ + ": kernel " + k.hash + " was measured on " + describe(there) + ", this machine is " +
+                       describe(here) + "; " + flag_.substr(2) + " only data from this machine");
+  }
+
+  // K as stored once OPTS are measured too: a tune run of the given states (compiled, verified
+  // and timed in workers like any candidate).
+  search::StoredKernel fill(const search::StoredKernel& k, const std::vector<std::string>& opts) {
+    search::KernelTarget target = target_of(k);
     search::TuneTarget& t = target.target();
     std::vector<search::Path> states;
     for (const std::string& o : opts)
@@ -93,9 +99,77 @@ class Filler {
     throw results::DbError("kernel " + k.hash + " lost its winner while being filled");
   }
 
+  // How many times slower FOUND is than TARGET, two stored states of K, when they are re-timed
+  // head to head (interleaved in one worker, as tune's finalists are: search/decide.hpp): median
+  // over median, with its 95% bootstrap interval. Nothing is recorded. nullopt when either no
+  // longer parses or re-timing failed.
+  std::optional<search::Speedup> confirm(const search::StoredKernel& k, const std::string& target_opts,
+                                         const std::string& found_opts) {
+    search::KernelTarget target = target_of(k);
+    search::TuneTarget& t = target.target();
+    std::optional<search::Path> a = t.parse(target_opts), b = t.parse(found_opts);
+    if (!a || !b) return std::nullopt;
+    search::TuneOptions options;
+    options.device = k.device;
+    std::optional<search::Decision> d = search::retime_states(t, pool_, options, {*a, *b}, 0);
+    if (!d) return std::nullopt;
+    return search::bootstrap_speedup(d->samples[0], d->samples[1]);
+  }
+
  private:
+  search::KernelTarget target_of(const search::StoredKernel& k) {
+    return search::KernelTarget(k.ast, db_.kernel(db_.resolve_kernel(k.hash)).source, k.device);
+  }
+
   results::TuningDb& db_;
+  std::string flag_;
   search::WorkerPool pool_;
+};
+
+// The opts of K's lowest stored cost (the target of --target best).
+std::optional<std::string> best_stored_opts(const search::StoredKernel& k) {
+  auto it = std::ranges::min_element(k.costs, {}, [](const auto& kv) { return kv.second; });
+  if (it == k.costs.end() || !std::isfinite(it->second)) return std::nullopt;
+  return it->first;
+}
+
+// --confirm, over the kernels: the strategy's best against the target's, re-timed head to head.
+// A stored cost is the median of one candidate's samples, and the target is the lowest of the
+// tens BEAM measured, so it is the luckiest draw of many: "within 5%" by stored medians can be
+// lost or won on noise. Re-timed together, the two face the same machine at the same time.
+class Confirmed {
+ public:
+  // K's found best against its goal; the row's three cells (ratio, low, high) as it goes.
+  std::vector<Cell> judge(ThisMachine& machine, search::KernelSpace& space, const search::StoredKernel& k,
+                          const std::optional<std::string>& goal, const std::optional<std::string>& found) {
+    std::optional<search::Path> a = goal ? space.parse(*goal) : std::nullopt;
+    std::optional<search::Path> b = found ? space.parse(*found) : std::nullopt;
+    if (a && b && space.identity(*a) == space.identity(*b)) {  // one kernel: nothing to re-time
+      same_++;
+      return {Cell(std::string("same")), Cell(), Cell()};
+    }
+    std::optional<search::Speedup> h2h = a && b ? machine.confirm(k, *goal, *found) : std::nullopt;
+    if (!h2h) {
+      failed_++;
+      return {Cell(), Cell(), Cell()};
+    }
+    retimed_++;
+    within_ += h2h->ratio <= 1.05;
+    behind_ += h2h->low > 1.05;
+    return {Cell(h2h->ratio), Cell(h2h->low), Cell(h2h->high)};
+  }
+
+  void summarize(const std::string& strategy, size_t kernels, std::ostream& out) const {
+    out << strategy << " re-timed head to head against the target: within 5% on " << same_ + within_ << " of "
+        << kernels << " kernel(s) (" << same_ << " found the target's own kernel, " << retimed_ << " re-timed";
+    if (failed_ > 0) out << ", " << failed_ << " could not be";
+    out << "); the target more than 5% faster at 95% confidence on " << behind_ << "\n";
+  }
+
+ private:
+  int same_ = 0, retimed_ = 0, failed_ = 0;
+  int within_ = 0;  // re-timed, and the median ratio at most 1.05
+  int behind_ = 0;  // re-timed, and the ratio's 95% interval wholly past 1.05
 };
 
 // At most this many rounds of replay and fill per kernel: each round's measurements can change
@@ -128,7 +202,15 @@ int replay_cmd(const std::vector<std::string>& args) {
           "strategy `given` in the database (compiled, verified and timed in workers), and the kernel\n"
           "is replayed again, up to 4 rounds. `missing` then counts only what could not be measured\n"
           "(a duplicate of another candidate's source, a quarantined crash). The new measurements pool\n"
-          "with the stored ones, so --fill refuses a kernel measured on another device fingerprint."};
+          "with the stored ones, so --fill refuses a kernel measured on another device fingerprint.\n"
+          "\n"
+          "--confirm re-times, on this machine, each kernel's found best against the target's state,\n"
+          "head to head (interleaved in one worker, as tune re-times its finalists; nothing is\n"
+          "recorded): retimed is how many times slower the found kernel is, median over median, and\n"
+          "low and high its 95% bootstrap interval; `same` where the strategy found the target's own\n"
+          "kernel. A stored target is the lowest of many medians, its luckiest draw, so \"within 5%\"\n"
+          "by stored costs can be won or lost on noise; the last lines say how many are within 5%\n"
+          "re-timed, and on how many the target is more than 5% faster at 95% confidence."};
   cl.options.add_options()                                                                            //
       ("strategy", po::value<std::string>()->default_value("beam"), "beam, random, hill, annealing, exhaustive or model")  //
       ("budget", po::value<int64_t>()->default_value(64), "candidates per kernel at most")             //
@@ -136,7 +218,8 @@ int replay_cmd(const std::vector<std::string>& args) {
       ("width", po::value<int>()->default_value(4), "beam width")                                       //
       ("target", po::value<std::string>()->default_value("best"), "best (stored) or beam:W")             //
       ("curve", po::bool_switch(), "print every candidate's best-so-far")                              //
-      ("fill", po::bool_switch(), "measure missing candidates on this machine and replay again");
+      ("fill", po::bool_switch(), "measure missing candidates on this machine and replay again")         //
+      ("confirm", po::bool_switch(), "re-time each kernel's found best against the target, head to head");
   add_stored_kernel_options(cl);
   add_model_options(cl);
   add_db_option(cl);
@@ -145,7 +228,8 @@ int replay_cmd(const std::vector<std::string>& args) {
                  "tunebed replay --db full.db --strategy beam --budget 40",
                  "tunebed replay --db full.db --strategy model --target beam:4 --budget 400",
                  "tunebed replay --db full.db --strategy random --seed 3 --curve --format csv",
-                 "tunebed replay --db live.db --strategy model --target beam:4 --budget 400 --fill"};
+                 "tunebed replay --db live.db --strategy model --target beam:4 --budget 400 --fill",
+                 "tunebed replay --db live.db --strategy model --target beam:4 --budget 400 --confirm"};
   auto vm = parse(cl, args);
   if (!vm) return 0;
   const Output out = output_options(*vm);
@@ -158,21 +242,26 @@ int replay_cmd(const std::vector<std::string>& args) {
   Replayer replayer{(*vm)["strategy"].as<std::string>(), options};
   make_strategy(replayer.name, replayer.options);  // a bad name fails before any work
   if (replayer.name != "model") refuse_unused_model_options(*vm);
-  const bool fill = (*vm)["fill"].as<bool>();
+  const bool fill = (*vm)["fill"].as<bool>(), confirm = (*vm)["confirm"].as<bool>();
+  const bool curve = (*vm)["curve"].as<bool>();
+  if (confirm && curve) throw UsageError("--confirm and --curve are exclusive: --curve prints every candidate, not each kernel's best");
   auto db = fill ? open_for_writing((*vm)["db"].as<std::string>()) : open_for_reading((*vm)["db"].as<std::string>());
-  std::optional<Filler> filler;
-  if (fill) filler.emplace(db);
+  std::optional<ThisMachine> machine;
+  if (fill || confirm) machine.emplace(db, fill ? "--fill" : "--confirm");
 
   const std::vector<search::StoredKernel> kernels = stored_kernels_of(*vm, db, "replay");
 
-  const bool curve = (*vm)["curve"].as<bool>();
   Table table{curve ? std::vector<Column>{id_column("kernel"), {"device"}, {"index"}, {"opts", 48}, {"us"}, {"best_us"}}
                     : std::vector<Column>{id_column("kernel"), {"device"}, {"stored"}, {"proposed"}, {"missing"},
                                           {"best_us"}, {"found_us"}, {"target_us"}, {"to_5pct"}, {"wall_s"},
                                           {"search_s"}}};
+  if (confirm)
+    for (const char* c : {"retimed", "low", "high"}) table.columns.push_back({c});
+  Confirmed confirmed;
   std::vector<int64_t> reached;
   int64_t proposed = 0, target_proposed = 0;  // over every kernel: the strategy's, the target BEAM's
   for (search::StoredKernel k : kernels) {
+    if (machine) machine->require_here(k);
     search::KernelSpace space(Kernel(k.ast, Renderer::for_device(k.device)));
     search::ReplayResult r, beam;
     double search_s = 0;
@@ -184,9 +273,9 @@ int replay_cmd(const std::vector<std::string>& args) {
       if (target) beam = beam_replay(*target, k, budget);
       std::vector<std::string> missing = r.missing_opts;
       missing.insert(missing.end(), beam.missing_opts.begin(), beam.missing_opts.end());
-      if (!filler || missing.empty() || round == kFillRounds) break;
+      if (!fill || missing.empty() || round == kFillRounds) break;
       const size_t known = k.costs.size();
-      k = filler->fill(k, missing);
+      k = machine->fill(k, missing);
       if (k.costs.size() == known) break;  // nothing more could be measured
     }
     if (curve) {
@@ -204,13 +293,19 @@ int replay_cmd(const std::vector<std::string>& args) {
     if (to5) reached.push_back(*to5);
     proposed += static_cast<int64_t>(r.steps.size());
     target_proposed += static_cast<int64_t>(beam.steps.size());
-    table.add_row({k.hash, k.device, static_cast<int64_t>(k.costs.size()), static_cast<int64_t>(r.steps.size()),
-                   r.missing, us(r.best_stored), us(r.steps.empty() ? INFINITY : r.steps.back().best_so_far),
-                   us(goal), to5 ? Cell(*to5) : Cell(),
-                   to5 ? Cell(wall) : Cell(), Cell(search_s)});
+    std::vector<Cell> row = {k.hash, k.device, static_cast<int64_t>(k.costs.size()),
+                             static_cast<int64_t>(r.steps.size()), r.missing, us(r.best_stored),
+                             us(r.steps.empty() ? INFINITY : r.steps.back().best_so_far), us(goal),
+                             to5 ? Cell(*to5) : Cell(), to5 ? Cell(wall) : Cell(), Cell(search_s)};
+    if (confirm) {
+      const std::optional<std::string> goal_opts = target ? beam.best_opts() : best_stored_opts(k);
+      for (Cell& c : confirmed.judge(*machine, space, k, goal_opts, r.best_opts())) row.push_back(std::move(c));
+    }
+    table.add_row(std::move(row));
   }
   write_table(table, out.format, out.verbosity, std::cout);
   if (curve || out.format != Format::table || out.verbosity == Verbosity::quiet) return 0;
+  if (confirm) confirmed.summarize(replayer.name, kernels.size(), std::cout);
   std::ranges::sort(reached);
   std::cout << replayer.name << " came within 5% of the target on " << reached.size() << " of " << kernels.size()
             << " kernel(s)";

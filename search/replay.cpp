@@ -36,6 +36,12 @@ class StoredCost : public CostFunction {
 
 }  // namespace
 
+std::optional<std::string> ReplayResult::best_opts() const {
+  if (steps.empty() || !std::isfinite(steps.back().best_so_far)) return std::nullopt;
+  auto it = std::ranges::find_if(steps, [&](const ReplayStep& s) { return s.cost == steps.back().best_so_far; });
+  return it->opts;
+}
+
 std::optional<int64_t> ReplayResult::candidates_to(double seconds) const {
   for (size_t i = 0; i < steps.size(); i++)
     if (steps[i].best_so_far <= seconds) return static_cast<int64_t>(i + 1);

@@ -34,6 +34,8 @@ struct ReplayResult {
   int64_t missing = 0;
   std::vector<std::string> missing_opts;  // each missing state's opts once, in the order proposed
   double best_stored = 0;  // the lowest stored cost: what the strategy is measured against
+  // The opts of the first step that found the best correct time; none if no step did.
+  std::optional<std::string> best_opts() const;
   // How many candidates the strategy needed to reach SECONDS; none if it never did.
   std::optional<int64_t> candidates_to(double seconds) const;
   // ... to come within FRACTION of best_stored (0.05: 5%).

@@ -442,6 +442,11 @@ void search_in_run(TuneTarget& target, Strategy& strategy, WorkerPool& pool, res
 
 }  // namespace
 
+std::optional<Decision> retime_states(TuneTarget& target, WorkerPool& pool, const TuneOptions& options,
+                                      const std::vector<Path>& states, std::optional<int> incumbent) {
+  return retime(target, pool, prototype(target, options), options, states, incumbent);
+}
+
 TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, results::TuningDb& db,
                 const TuneOptions& options) {
   if (!target.space || !target.render || !target.parse)

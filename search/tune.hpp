@@ -61,6 +61,7 @@
 #include <vector>
 
 #include "results/tuning_db.hpp"
+#include "search/decide.hpp"
 #include "search/job.hpp"
 #include "search/strategy.hpp"
 #include "search/worker_pool.hpp"
@@ -160,6 +161,13 @@ struct TuneResult {
 // caller's run (run_id) is left for the caller to finish.
 TuneResult tune(TuneTarget& target, Strategy& strategy, WorkerPool& pool, results::TuningDb& db,
                 const TuneOptions& options);
+
+// STATES of TARGET re-timed interleaved in one worker, as step 4 re-times its finalists, and
+// decided between (decide.hpp) with INCUMBENT holding the title, on inputs drawn from
+// options.input_seed. Nothing is verified or recorded: for states that ran correctly before
+// (`tunebed replay --confirm` re-times two stored ones head to head). nullopt if re-timing failed.
+std::optional<Decision> retime_states(TuneTarget& target, WorkerPool& pool, const TuneOptions& options,
+                                      const std::vector<Path>& states, std::optional<int> incumbent);
 
 // The device's fingerprint as the database stores it. Opens the device in this process only
 // long enough to read it: it must be closed again before a worker is forked (worker_pool.hpp).

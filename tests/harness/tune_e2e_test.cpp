@@ -171,6 +171,52 @@ TEST_F(TuneE2E, ReplayFillMeasuresTheMissingCandidatesAndReplaysAgain) {
   EXPECT_FALSE(fs::exists(dir_ / "missing.db"));
 }
 
+// `replay --confirm` re-times each kernel's found best against the target, head to head: the
+// unoptimized kernel is told apart from the tuned one; the target's own kernel is not re-timed.
+TEST_F(TuneE2E, ReplayConfirmRetimesTheFoundBestAgainstTheTargetHeadToHead) {
+  ASSERT_EQ(tune("matmul:M=32,N=32,K=32 --strategy beam --width 2 --budget 8").exit_code, 0);
+  const Result same = tunebed("replay --strategy beam --width 2 --budget 8 --target beam:2 --confirm --db " + db_);
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_NE(same.out.find("search_s  retimed  low  high"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("  same    "), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("beam re-timed head to head against the target: within 5% on 1 of 1 kernel(s) (1 found "
+                          "the target's own kernel, 0 re-timed); the target more than 5% faster at 95% confidence "
+                          "on 0\n"),
+            std::string::npos)
+      << same.out;
+  // A budget of one: BEAM's first candidate, the unoptimized kernel, against the best stored.
+  const Result root = tunebed("replay --strategy beam --budget 1 --confirm --format csv --db " + db_);
+  ASSERT_EQ(root.exit_code, 0) << root.err;
+  std::istringstream lines(root.out);
+  std::string header, row;
+  std::getline(lines, header), std::getline(lines, row);
+  if (header.ends_with('\r')) header.pop_back();  // CSV lines end in CRLF (RFC 4180)
+  EXPECT_EQ(header, "kernel,device,stored,proposed,missing,best_us,found_us,target_us,to_5pct,wall_s,search_s,retimed,low,high");
+  std::vector<std::string> f;
+  std::istringstream cells(row);
+  for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+  ASSERT_EQ(f.size(), 14u) << row;
+  const double ratio = std::stod(f[11]), low = std::stod(f[12]), high = std::stod(f[13]);
+  EXPECT_LE(low, ratio);
+  EXPECT_LE(ratio, high);
+  EXPECT_GT(low, 1.05) << "the unoptimized 32x32x32 matmul against its tuned kernel: " << row;
+  const Result table = tunebed("replay --strategy beam --budget 1 --confirm --db " + db_);
+  EXPECT_NE(table.out.find("(0 found the target's own kernel, 1 re-timed); the target more than 5% faster at 95% "
+                           "confidence on 1"),
+            std::string::npos)
+      << table.out;
+
+  EXPECT_EQ(tunebed("replay --confirm --curve --db " + db_).exit_code, 2);
+  {  // re-timed here against what was measured there says nothing
+    auto db = results::TuningDb::open(db_, results::TuningDb::Mode::existing);
+    results::raw_connection(db).exec("UPDATE devices SET arch = 'elsewhere'");
+  }
+  const Result other = tunebed("replay --confirm --db " + db_);
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("--confirm: kernel "), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("confirm only data from this machine"), std::string::npos) << other.err;
+}
+
 // --train-db: the model learns from another database's kernels, says how many, and the run keeps
 // the path (absolute) so that a resume learns from the same data.
 TEST_F(TuneE2E, TheModelStrategyLearnsFromATrainingDatabaseItNames) {

@@ -77,6 +77,7 @@ TEST(Replay, ProposesWhatTheStrategyWouldAgainstTheRealCosts) {
   ASSERT_TRUE(to5);
   EXPECT_EQ(r.steps[static_cast<size_t>(*to5 - 1)].best_so_far, 1);
   EXPECT_GT(r.steps[static_cast<size_t>(*to5 - 2)].best_so_far, 1.05);
+  EXPECT_EQ(r.best_opts(), "222");  // what --confirm re-times: the state that found the best
 }
 
 TEST(Replay, StatesNotStoredAreMissingAndNeverBest) {
@@ -92,6 +93,15 @@ TEST(Replay, StatesNotStoredAreMissingAndNeverBest) {
     if (s.opts == "222") EXPECT_FALSE(s.cost.has_value());
   EXPECT_EQ(r.steps.front().best_so_far, INFINITY);
   EXPECT_TRUE(r.candidates_to_within(0.05));
+  // The first state that found the best: a missing one is never it, and nor is a later twin.
+  const std::optional<std::string> best = r.best_opts();
+  ASSERT_TRUE(best);
+  EXPECT_EQ(partial.at(*best), 3);
+  for (const ReplayStep& s : r.steps) {
+    if (s.opts == *best) break;
+    EXPECT_NE(s.cost, std::optional<double>(3)) << s.opts;
+  }
+  EXPECT_FALSE(ReplayResult{}.best_opts());  // nothing proposed: no best
 }
 
 TEST(Replay, NoCorrectStoredCandidateIsRefused) {

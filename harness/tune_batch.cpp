@@ -180,6 +180,7 @@ std::unique_ptr<search::Strategy> make_strategy(const std::string& name, const S
                                         .model = o.cost_model,
                                         .top_k = o.model_top_k,
                                         .patience = o.model_patience,
+                                        .restarts = o.model_restarts,
                                         .lookahead = o.model_lookahead,
                                         .prior = o.prior});
     } catch (const std::invalid_argument& e) {
@@ -210,7 +211,10 @@ void add_model_options(CommandLine& cl) {
        "OptOp, and stops unless one is faster")  //
       ("model-lookahead", po::value<int>()->default_value(defaults.lookahead)->value_name("L"),
        "the model strategy ranks L levels past its pool's children unmeasured, and measures the favourites "
-       "of every level (0: only the children)");
+       "of every level (0: only the children)")  //
+      ("model-restarts", po::value<int>()->default_value(defaults.restarts)->value_name("R"),
+       "when it would stop, the model strategy starts again R times, each under its favourite child of the "
+       "root whose OptOp begins no best so far, and grows only from there");
 }
 
 StrategyOptions cost_model_options(const po::variables_map& vm) {
@@ -233,15 +237,17 @@ StrategyOptions model_options(const po::variables_map& vm) {
   o.model_top_k = vm["model-top-k"].as<int>();
   o.model_patience = vm["model-patience"].as<int>();
   o.model_lookahead = vm["model-lookahead"].as<int>();
+  o.model_restarts = vm["model-restarts"].as<int>();
   for (const char* knob : {"model-top-k", "model-patience"})
     if (vm[knob].as<int>() < 1) throw UsageError(std::string("--") + knob + " must be at least 1");
-  if (o.model_lookahead < 0) throw UsageError("--model-lookahead must be at least 0");
+  for (const char* knob : {"model-lookahead", "model-restarts"})
+    if (vm[knob].as<int>() < 0) throw UsageError(std::string("--") + knob + " must be at least 0");
   return o;
 }
 
 const std::vector<std::string>& model_flags() {
   static const std::vector<std::string> flags = {"cost-model", "model-top-k", "model-patience", "model-lookahead",
-                                                 "train-db"};
+                                                 "model-restarts", "train-db"};
   return flags;
 }
 
@@ -301,6 +307,7 @@ void store_model_options(const StrategyOptions& options, results::JsonRow& param
   params.emplace_back("model_top_k", static_cast<int64_t>(options.model_top_k));
   params.emplace_back("model_patience", static_cast<int64_t>(options.model_patience));
   params.emplace_back("model_lookahead", static_cast<int64_t>(options.model_lookahead));
+  params.emplace_back("model_restarts", static_cast<int64_t>(options.model_restarts));
   if (options.train_db) params.emplace_back("train_db", *options.train_db);
 }
 
@@ -314,6 +321,8 @@ void load_model_options(const results::JsonRow& params, StrategyOptions& options
       options.model_patience = static_cast<int>(std::get<int64_t>(value));
     if (key == "model_lookahead" && std::holds_alternative<int64_t>(value))
       options.model_lookahead = static_cast<int>(std::get<int64_t>(value));
+    if (key == "model_restarts" && std::holds_alternative<int64_t>(value))
+      options.model_restarts = static_cast<int>(std::get<int64_t>(value));
     if (key == "train_db" && std::holds_alternative<std::string>(value)) options.train_db = std::get<std::string>(value);
   }
 }

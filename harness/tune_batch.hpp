@@ -68,6 +68,7 @@ struct StrategyOptions {
   int model_top_k = search::ModelParams{}.top_k;        // the model strategy's candidates per step
   int model_patience = search::ModelParams{}.patience;  // its steps without progress before it stops
   int model_lookahead = search::ModelParams{}.lookahead;  // the levels its model ranks unmeasured
+  int model_restarts = search::ModelParams{}.restarts;    // the basins it starts again in
   std::optional<std::string> train_db;  // the model's training data; none: the tuned or replayed database
   std::shared_ptr<const search::TrainingSet> prior;
 };
@@ -118,7 +119,7 @@ class HeldOutTraining {
   std::map<int64_t, search::TrainingSet> by_device_;  // per device id
 };
 // The model fields of OPTIONS as a run's params (cost_model, model_top_k, model_patience,
-// model_lookahead, train_db), and back: load_model_options sets the fields PARAMS holds and
+// model_lookahead, model_restarts, train_db), and back: load_model_options sets the fields PARAMS holds and
 // leaves the others.
 void store_model_options(const StrategyOptions& options, results::JsonRow& params);
 void load_model_options(const results::JsonRow& params, StrategyOptions& options);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -33,7 +34,7 @@ class ModelSearch : public Strategy {
     s << "{\"model\":\"" << p_.model << "\",\"seed\":" << p_.seed << ",\"top_k\":" << p_.top_k
       << ",\"top_fraction\":" << p_.top_fraction << ",\"transplants\":" << p_.transplants
       << ",\"expand\":" << p_.expand << ",\"patience\":" << p_.patience << ",\"sweep\":" << p_.sweep
-      << ",\"lookahead\":" << p_.lookahead
+      << ",\"restarts\":" << p_.restarts << ",\"lookahead\":" << p_.lookahead
       << ",\"ahead_width\":" << p_.ahead_width << ",\"min_progress_s\":" << p_.min_progress_s
       << ",\"prior_kernels\":" << (p_.prior ? p_.prior->kernels() : 0)
       << ",\"prior_rows\":" << (p_.prior ? p_.prior->rows() : 0) << "}";
@@ -73,10 +74,18 @@ class ModelSearch : public Strategy {
     // kernel like one already tuned is likely won by the same opts.
     measure_top(transplants(ctx, known), static_cast<size_t>(p_.transplants));
     int stale = 0;
+    std::optional<Path> basin;  // after a restart, the state the search grows under
+    std::set<int> first_opts;   // the first actions of the bests the basins so far ended on
+    int restarts = 0;
     while (!ctx.exhausted()) {
       std::ranges::stable_sort(measured, {}, &Timed::cost);
       // Out of patience, a sweep: the favourite child of each kind of action of the SWEEP best,
-      // and the favourite of the best less one of its opts.
+      // and the favourite of the best less one of its opts. A restarted basin ends without one.
+      if (basin && stale >= p_.patience) {
+        if (!restart(ctx, ranker, rng, measured, first_opts, basin, restarts, record)) break;
+        stale = 0;
+        continue;
+      }
       const bool sweep = stale >= p_.patience;
       std::vector<Candidate> pool;
       if (sweep) {
@@ -88,17 +97,23 @@ class ModelSearch : public Strategy {
         // root stopped past the stop line, as unoptimized kernels are, still has children to
         // try). When the best have no unseen children left (transplants that unroll every axis),
         // the others'.
-        std::vector<Timed> from = measured;
-        if (!root_timed) from.push_back({root.path, INFINITY});
+        std::vector<Timed> from;
+        for (const Timed& t : measured)
+          if (!basin || under(t.path, *basin))
+            from.push_back(t);
+        if (!root_timed && !basin) from.push_back({root.path, INFINITY});
         pool = unseen_children(ctx, from, static_cast<size_t>(p_.expand), known);
         if (pool.empty()) pool = unseen_children(ctx, from, from.size(), known);
         look_ahead(ctx, ranker, rng, known, pool);
       }
-      if (pool.empty()) break;
       const double before = best();
-      measure_top(pool, sweep ? pool.size() : step_size(pool.size()), sweep);
+      if (!pool.empty()) measure_top(pool, sweep ? pool.size() : step_size(pool.size()), sweep);
       const bool progress = before - best() >= p_.min_progress_s;  // inf - inf: none
-      if (sweep && !progress) break;
+      if (pool.empty() || (sweep && !progress)) {
+        if (!restart(ctx, ranker, rng, measured, first_opts, basin, restarts, record)) break;
+        stale = 0;
+        continue;
+      }
       stale = progress ? 0 : stale + 1;
     }
   }
@@ -117,6 +132,11 @@ class ModelSearch : public Strategy {
     std::string id = ctx.space().identity(path);
     if (kind.empty() && !path.empty()) kind = ctx.space().kind(path.back());
     return {std::move(path), std::move(x), std::move(id), std::move(kind)};
+  }
+
+  // Whether STATE is BASE or one of its descendants.
+  static bool under(const Path& state, const Path& base) {
+    return state.size() >= base.size() && std::equal(base.begin(), base.end(), state.begin());
   }
 
   // TOP_FRACTION of a pool of N, rounded up, from 1 to TOP_K: a small space is not measured at
@@ -147,6 +167,31 @@ class ModelSearch : public Strategy {
         if (Candidate c = candidate(ctx, std::move(p), kSimpler); known.insert(c.identity).second)
           out.push_back(std::move(c));
     return out;
+  }
+
+  // Starts the search again in another basin, if RESTARTS are left: under the model's favourite
+  // child of the root whose action begins none of the bests the basins so far ended on, measured
+  // if it is not yet. A first-improvement search settles where its first good state leads: for
+  // b8192771da79 a tensor core at the 256-element upcast cap, whose one child is a THREAD, where
+  // BEAM's best grows from the other tensor core, slower alone.
+  template <class Record>
+  bool restart(SearchContext& ctx, const Ranker& ranker, std::mt19937_64& rng, std::vector<Timed>& measured,
+               std::set<int>& first_opts, std::optional<Path>& basin, int& restarts, const Record& record) const {
+    if (restarts >= p_.restarts || ctx.exhausted()) return false;
+    std::ranges::stable_sort(measured, {}, &Timed::cost);
+    if (!measured.empty() && !measured.front().path.empty()) first_opts.insert(measured.front().path.front());
+    if (basin) first_opts.insert(basin->front());
+    std::vector<Candidate> starts;
+    for (Path& c : children(ctx.space(), {}))
+      if (!first_opts.contains(c.front())) starts.push_back(candidate(ctx, std::move(c)));
+    if (starts.empty()) return false;
+    std::vector<std::vector<float>> x;
+    for (const Candidate& c : starts) x.push_back(c.features);
+    const Candidate& start = starts[ranker.rank(x, rng).front()];
+    restarts++;
+    basin = start.path;
+    if (!ctx.seen(start.path)) record(start, ctx.evaluate({start.path})[0]);
+    return true;
   }
 
   // Grows POOL by LOOKAHEAD levels the model foresees without measuring: the unseen children of
@@ -252,11 +297,11 @@ class ModelSearch : public Strategy {
 
 std::unique_ptr<Strategy> make_model_search(ModelParams params) {
   if (params.top_k < 1 || params.expand < 1 || params.patience < 1 || params.ahead_width < 1 ||
-      params.transplants < 0 || params.lookahead < 0 || params.sweep < 0 ||
+      params.transplants < 0 || params.lookahead < 0 || params.sweep < 0 || params.restarts < 0 ||
       !(params.top_fraction > 0 && params.top_fraction <= 1))
     throw std::invalid_argument(
-        "model search: top_k, expand, patience and ahead_width must be at least 1, transplants, lookahead and "
-        "sweep at least 0, top_fraction in (0, 1]");
+        "model search: top_k, expand, patience and ahead_width must be at least 1, transplants, lookahead, "
+        "sweep and restarts at least 0, top_fraction in (0, 1]");
   make_cost_model(params.model, params.seed);  // a bad model name fails here, not mid-search
   return std::make_unique<ModelSearch>(std::move(params));
 }

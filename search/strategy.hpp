@@ -202,7 +202,10 @@ std::unique_ptr<Strategy> make_exhaustive(ExhaustiveParams params);
 // measuring every child, tries them all; and its favourite of the best state less one of its
 // actions (one_less), for the steps only add actions, so a state reached in one jump (a
 // transplant) has no other way back to a faster, simpler one inside it. Progress there resumes
-// the steps; else it stops, as it does when no unseen child is left. SWEEP 0: no sweep.
+// the steps; else it stops, as it does when no unseen child is left, or RESTARTS times it starts
+// again in another basin: under the model's favourite child of the root whose action does not begin
+// the best state of a basin before, growing only from states under it, and ending without a sweep.
+// SWEEP 0: no sweep.
 struct ModelParams {
   uint64_t seed = 0;
   std::string model = "xgboost";  // make_cost_model's names
@@ -212,6 +215,7 @@ struct ModelParams {
   int expand = 4;
   int patience = 2;
   int sweep = 1;  // 0: no sweep
+  int restarts = 0;
   int lookahead = 0;
   int ahead_width = 4;
   double min_progress_s = 0.01e-6;

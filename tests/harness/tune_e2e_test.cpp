@@ -383,7 +383,7 @@ TEST_F(TuneE2E, TheModelStrategyTunesAndReplaysFromTheOtherKernelsMeasurements) 
 // named), never with new flags.
 TEST_F(TuneE2E, TheModelsSettingsAreTheRunsAndAResumeKeepsThem) {
   const std::string knobs =
-      " --strategy model --cost-model ridge --model-top-k 2 --model-patience 1 --model-lookahead 1";
+      " --strategy model --cost-model ridge --model-top-k 2 --model-patience 1 --model-lookahead 1 --model-restarts 1";
   ASSERT_EQ(tune("matmul:M=16,N=16,K=16 --budget 6" + knobs).exit_code, 0);
   std::string params;
   {
@@ -396,7 +396,8 @@ TEST_F(TuneE2E, TheModelsSettingsAreTheRunsAndAResumeKeepsThem) {
         "'\"cost_model\":\"forest\"')");
   }
   for (const char* stored : {"\"model\":\"ridge\"", "\"top_k\":2", "\"patience\":1", "\"cost_model\":\"ridge\"",
-                             "\"model_top_k\":2", "\"model_patience\":1", "\"lookahead\":1", "\"model_lookahead\":1"})
+                             "\"model_top_k\":2", "\"model_patience\":1", "\"lookahead\":1", "\"model_lookahead\":1",
+                             "\"restarts\":1", "\"model_restarts\":1"})
     EXPECT_NE(params.find(stored), std::string::npos) << stored << " in " << params;
   const Result resumed = tunebed("tune --resume 1 --db " + db_);
   EXPECT_EQ(resumed.exit_code, 2);
@@ -412,6 +413,9 @@ TEST_F(TuneE2E, TheModelsSettingsAreTheRunsAndAResumeKeepsThem) {
   const Result negative = tune("matmul:M=16,N=16,K=16 --strategy model --model-lookahead -1");
   EXPECT_EQ(negative.exit_code, 2);
   EXPECT_NE(negative.err.find("--model-lookahead must be at least 0"), std::string::npos) << negative.err;
+  const Result restarts = tune("matmul:M=16,N=16,K=16 --strategy model --model-restarts -1");
+  EXPECT_EQ(restarts.exit_code, 2);
+  EXPECT_NE(restarts.err.find("--model-restarts must be at least 0"), std::string::npos) << restarts.err;
   const Result ahead = tunebed("tune --resume 1 --model-lookahead 0 --db " + db_);
   EXPECT_EQ(ahead.exit_code, 2);
   EXPECT_NE(ahead.err.find("drop --model-lookahead"), std::string::npos) << ahead.err;

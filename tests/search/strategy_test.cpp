@@ -554,6 +554,45 @@ TEST(ModelSearch, GrowsFromSlowerParentsWhenTheBestHaveNoUnseenChildren) {
   EXPECT_FALSE(cost.repeated);
 }
 
+// Two basins behind the first knob, as the two tensor cores of b8192771da79: its setting 1 leads
+// to states of 4-5 (of the root's 10), its setting 2 costs 12 alone but 1 with knob 1 at 1, the
+// optimum. Every other knob waits for knob 0. The search settles under setting 1, and once the
+// root is no longer among its four best parents nothing leads to setting 2; a restart starts again
+// under it, the one child of the root the first basin's best does not begin with.
+struct TwoBasinSpace : SeparableSpace {
+  TwoBasinSpace() : SeparableSpace(3, 3, {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}) {}
+  std::vector<int> actions(const Path& state) override {
+    if (setting(state)[0] == 0) return state.empty() ? std::vector<int>{1, 2} : std::vector<int>{};
+    return SeparableSpace::actions(state);
+  }
+  double cost(const Path& state) const override {
+    const std::vector<int> s = setting(state);
+    if (s[0] == 1) return scale * (5 - 0.5 * (s[1] > 0) - 0.5 * (s[2] > 0));
+    if (s[0] == 2) return scale * (s[1] == 1 ? 1 : s[1] == 0 ? 12 : 11);
+    return scale * 10;
+  }
+};
+
+TEST(ModelSearch, ARestartSearchesTheBasinTheFirstOneLeftBehind) {
+  TwoBasinSpace seen, unseen;
+  seen.scale = 100;
+  const auto prior = walks_of(seen, 400, 3);
+  const Path gateway = {2}, optimum = *unseen.parse("2,1,0,");
+  ASSERT_EQ(unseen.cost(optimum), 1);
+  CountingCost once_cost(unseen), again_cost(unseen);
+  const SearchResult once = run_search(*make_model_search({.restarts = 0, .prior = prior}), unseen, once_cost, {});
+  const SearchResult again = run_search(*make_model_search({.restarts = 1, .prior = prior}), unseen, again_cost, {});
+  ASSERT_TRUE(once.best && again.best);
+  EXPECT_EQ(once.best->cost, 4) << "without a restart, the first basin's best";
+  EXPECT_TRUE(std::ranges::none_of(once.history, [&](const Evaluated& e) { return e.path == gateway; }))
+      << "the slow gateway was measured without a restart";
+  EXPECT_EQ(again.best->cost, 1);
+  // The restart comes after the first basin ended, so everything before it is the same search.
+  ASSERT_GT(again.history.size(), once.history.size());
+  EXPECT_EQ(keys_of(again).at(once.history.size()), unseen.key(gateway));
+  EXPECT_FALSE(again_cost.repeated);
+}
+
 // A time of zero (a kernel under the timer's resolution) has no log time, so the model leaves it
 // out as TrainingSet does. It once threw at the second measurement: with no prior there was
 // nothing to fit ("nothing to train on"), with one the prior's predictions outnumbered the rows.
@@ -584,6 +623,7 @@ TEST(ModelSearch, BadParametersAreRefused) {
   EXPECT_THROW(make_model_search({.top_fraction = 0}), std::invalid_argument);
   EXPECT_THROW(make_model_search({.transplants = -1}), std::invalid_argument);
   EXPECT_THROW(make_model_search({.lookahead = -1}), std::invalid_argument);
+  EXPECT_THROW(make_model_search({.restarts = -1}), std::invalid_argument);
   EXPECT_THROW(make_model_search({.sweep = -1}), std::invalid_argument);
   EXPECT_THROW(make_model_search({.ahead_width = 0}), std::invalid_argument);
   EXPECT_THROW(make_model_search({.model = "forest"}), std::invalid_argument);

@@ -73,34 +73,53 @@ class ModelSearch : public Strategy {
     // Transfer: the winners of the kernels the prior learned from, where they parse here. A
     // kernel like one already tuned is likely won by the same opts.
     measure_top(transplants(ctx, known), static_cast<size_t>(p_.transplants));
-    int stale = 0;
+    // Starts again in another basin, if restarts are left: under the model's favourite child of the
+    // root whose action begins none of the bests the basins so far ended on, measured if it is not
+    // yet. A first-improvement search settles where its first good state leads: for b8192771da79
+    // a tensor core at the 256-element upcast cap, whose one child is a THREAD, where BEAM's best
+    // grows from the other tensor core, slower alone.
     std::optional<Path> basin;  // after a restart, the state the search grows under
-    std::set<int> first_opts;   // the first actions of the bests the basins so far ended on
+    std::set<int> first_opts;   // the first actions of the bests and starts of the basins so far
     int restarts = 0;
+    const auto restart = [&] {
+      if (restarts >= p_.restarts || ctx.exhausted()) return false;
+      std::ranges::stable_sort(measured, {}, &Timed::cost);
+      if (!measured.empty() && !measured.front().path.empty()) first_opts.insert(measured.front().path.front());
+      if (basin) first_opts.insert(basin->front());
+      std::vector<Candidate> starts;
+      std::vector<std::vector<float>> x;
+      for (Path& c : children(ctx.space(), {}))
+        if (!first_opts.contains(c.front())) {
+          starts.push_back(candidate(ctx, std::move(c)));
+          x.push_back(starts.back().features);
+        }
+      if (starts.empty()) return false;
+      const Candidate& start = starts[ranker.rank(x, rng).front()];
+      restarts++;
+      basin = start.path;
+      if (!ctx.seen(start.path)) record(start, ctx.evaluate({start.path})[0]);
+      return true;
+    };
+    int stale = 0;
     while (!ctx.exhausted()) {
       std::ranges::stable_sort(measured, {}, &Timed::cost);
       // Out of patience, a sweep: the favourite child of each kind of action of the SWEEP best,
       // and the favourite of the best less one of its opts. A restarted basin ends without one.
-      if (basin && stale >= p_.patience) {
-        if (!restart(ctx, ranker, rng, measured, first_opts, basin, restarts, record)) break;
-        stale = 0;
-        continue;
-      }
-      const bool sweep = stale >= p_.patience;
+      const bool out_of_patience = stale >= p_.patience;
+      const bool sweep = out_of_patience && !basin;
       std::vector<Candidate> pool;
       if (sweep) {
         pool = unseen_children(ctx, measured, static_cast<size_t>(p_.sweep), known);
         if (p_.sweep > 0 && !measured.empty())
           for (Candidate& c : simpler(ctx, measured.front().path, known)) pool.push_back(std::move(c));
-      } else {
-        // The parents: the measured states, fastest first, then the root if it has no time (a
-        // root stopped past the stop line, as unoptimized kernels are, still has children to
-        // try). When the best have no unseen children left (transplants that unroll every axis),
-        // the others'.
+      } else if (!out_of_patience) {
+        // The parents: the measured states (of this basin), fastest first, then the root if it
+        // has no time (a root stopped past the stop line, as unoptimized kernels are, still has
+        // children to try). When the best have no unseen children left (transplants that unroll
+        // every axis), the others'.
         std::vector<Timed> from;
         for (const Timed& t : measured)
-          if (!basin || under(t.path, *basin))
-            from.push_back(t);
+          if (!basin || under(t.path, *basin)) from.push_back(t);
         if (!root_timed && !basin) from.push_back({root.path, INFINITY});
         pool = unseen_children(ctx, from, static_cast<size_t>(p_.expand), known);
         if (pool.empty()) pool = unseen_children(ctx, from, from.size(), known);
@@ -109,8 +128,8 @@ class ModelSearch : public Strategy {
       const double before = best();
       if (!pool.empty()) measure_top(pool, sweep ? pool.size() : step_size(pool.size()), sweep);
       const bool progress = before - best() >= p_.min_progress_s;  // inf - inf: none
-      if (pool.empty() || (sweep && !progress)) {
-        if (!restart(ctx, ranker, rng, measured, first_opts, basin, restarts, record)) break;
+      if (pool.empty() || (sweep && !progress)) {  // this basin has ended
+        if (!restart()) break;
         stale = 0;
         continue;
       }
@@ -167,31 +186,6 @@ class ModelSearch : public Strategy {
         if (Candidate c = candidate(ctx, std::move(p), kSimpler); known.insert(c.identity).second)
           out.push_back(std::move(c));
     return out;
-  }
-
-  // Starts the search again in another basin, if RESTARTS are left: under the model's favourite
-  // child of the root whose action begins none of the bests the basins so far ended on, measured
-  // if it is not yet. A first-improvement search settles where its first good state leads: for
-  // b8192771da79 a tensor core at the 256-element upcast cap, whose one child is a THREAD, where
-  // BEAM's best grows from the other tensor core, slower alone.
-  template <class Record>
-  bool restart(SearchContext& ctx, const Ranker& ranker, std::mt19937_64& rng, std::vector<Timed>& measured,
-               std::set<int>& first_opts, std::optional<Path>& basin, int& restarts, const Record& record) const {
-    if (restarts >= p_.restarts || ctx.exhausted()) return false;
-    std::ranges::stable_sort(measured, {}, &Timed::cost);
-    if (!measured.empty() && !measured.front().path.empty()) first_opts.insert(measured.front().path.front());
-    if (basin) first_opts.insert(basin->front());
-    std::vector<Candidate> starts;
-    for (Path& c : children(ctx.space(), {}))
-      if (!first_opts.contains(c.front())) starts.push_back(candidate(ctx, std::move(c)));
-    if (starts.empty()) return false;
-    std::vector<std::vector<float>> x;
-    for (const Candidate& c : starts) x.push_back(c.features);
-    const Candidate& start = starts[ranker.rank(x, rng).front()];
-    restarts++;
-    basin = start.path;
-    if (!ctx.seen(start.path)) record(start, ctx.evaluate({start.path})[0]);
-    return true;
   }
 
   // Grows POOL by LOOKAHEAD levels the model foresees without measuring: the unseen children of
